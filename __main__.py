@@ -1,0 +1,16 @@
+"""aks-ray-platform: a GPU platform for Ray on Azure, from one stack file per environment."""
+
+import pulumi
+
+from components.platform import Platform
+from components.settings import load_settings
+
+settings = load_settings()  # validates everything before the first resource exists
+platform = Platform("aksray", settings)
+
+pulumi.export("clusterName", platform.cluster.cluster_name)
+pulumi.export("teamNamespaces", [team.namespace for team in settings.scheduling.teams])
+if platform.cluster.kubeconfig is not None:
+    pulumi.export("kubeconfig", platform.cluster.kubeconfig)
+    pulumi.export("oidcIssuerUrl", platform.cluster.oidc_issuer_url)
+    pulumi.export("nodeResourceGroup", platform.cluster.node_resource_group)

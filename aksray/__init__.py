@@ -1,0 +1,1 @@
+"""aksray: plan, render and check an aks-ray-platform stack offline."""

@@ -1,0 +1,165 @@
+"""`aksray`: run the platform program offline, without credentials, and show what it would do.
+
+  aksray plan   (--stack NAME | --config FILE) [--json]
+  aksray render (--stack NAME | --config FILE) --out DIR
+
+Exit 0 when everything checks out; 1 on a configuration problem or a failed check, each printed
+as one line `error: <config path>: <problem and fix>`; never a Python traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from aksray.stackfile import StackFileError
+
+EXIT_OK = 0
+EXIT_PROBLEMS = 1
+EXIT_INTERNAL = 3
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aksray",
+        description="Plan and render an aks-ray-platform stack offline: the same Pulumi program "
+        "`pulumi up` runs, under Pulumi's mock runtime, with no cloud credentials.",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add_source(command: argparse.ArgumentParser) -> None:
+        source = command.add_mutually_exclusive_group(required=True)
+        source.add_argument(
+            "--stack", metavar="NAME", help="a stack of this project: stacks/Pulumi.NAME.yaml"
+        )
+        source.add_argument(
+            "--config",
+            metavar="FILE",
+            type=Path,
+            help="a stack file in the Pulumi.<stack>.yaml format, from any path",
+        )
+
+    plan = commands.add_parser(
+        "plan",
+        help="show every resource `pulumi up` would create, a summary, and the checks",
+        description="Print the resource tree and a summary of pools, queues and workloads, then "
+        "run the admission and capacity checks. Exit 1 if any fails.",
+    )
+    add_source(plan)
+    plan.add_argument("--json", action="store_true", help="print one JSON document instead")
+
+    render = commands.add_parser(
+        "render",
+        help="write every Kubernetes object and resources.json to a directory",
+        description="Write OUT/kubernetes/<kind>-<namespace>-<name>.yaml for every Kubernetes "
+        "object (Helm releases as their values) and OUT/resources.json for every resource.",
+    )
+    add_source(render)
+    render.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        required=True,
+        help="output directory (created if missing)",
+    )
+    return parser
+
+
+def _config_file(args: argparse.Namespace) -> tuple[Path, str | None]:
+    from aksray.runner import STACKS_DIR, stack_file
+
+    if args.config is not None:
+        return Path(args.config), None
+    path = stack_file(args.stack)
+    if not path.exists():
+        known = sorted(
+            p.name[len("Pulumi.") : -len(".yaml")] for p in STACKS_DIR.glob("Pulumi.*.yaml")
+        )
+        raise StackFileError(
+            f"--stack {args.stack}",
+            f"no stack file {path.name} in stacks/; stacks are "
+            f"{', '.join(known)} (or pass --config FILE)",
+        )
+    return path, args.stack
+
+
+def _print_errors(lines: Sequence[str], stream: TextIO) -> None:
+    for line in lines:
+        print(f"error: {line}", file=stream)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except StackFileError as exc:
+        _print_errors([str(exc)], sys.stderr)
+        return EXIT_PROBLEMS
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the CLI's promise: one line, never a traceback
+        if os.environ.get("AKSRAY_DEBUG"):
+            traceback.print_exc()
+        message = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(
+            f"error: internal error: {type(exc).__name__}: {message} "
+            "(set AKSRAY_DEBUG=1 to see the traceback)",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+def _run(args: argparse.Namespace) -> int:
+    from aksray.render import write_render
+    from aksray.runner import run_program
+    from aksray.tree import resource_tree
+
+    config_file, stack = _config_file(args)
+    result = run_program(config_file, stack=stack)
+    if result.problems:
+        _print_errors([str(problem) for problem in result.problems], sys.stderr)
+        return EXIT_PROBLEMS
+
+    if args.command == "render":
+        count, resources_json = write_render(result, args.out)
+        print(
+            f"wrote {count} Kubernetes documents to {args.out / 'kubernetes'} and "
+            f"{len(result.resources)} resources to {resources_json}"
+        )
+        return EXIT_OK
+
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "stack": result.stack,
+                    "resources": [r.to_json() for r in result.resources],
+                    "outputs": result.outputs,
+                    "warnings": result.warnings,
+                },
+                indent=2,
+                sort_keys=True,
+            )
+        )
+        return EXIT_OK
+
+    print(f"Resources ({len(result.resources)}):")
+    for line in resource_tree(result):
+        print(f"  {line}")
+    print()
+    print("Stack outputs:")
+    for key, value in sorted(result.outputs.items()):
+        print(f"  {key}: {json.dumps(value)}")
+    for warning in result.warnings:
+        print(f"warning: {warning}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

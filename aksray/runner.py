@@ -1,0 +1,274 @@
+"""Run the Pulumi program offline, under Pulumi's mock runtime, and record what it registers.
+
+The very same `__main__.py` that `pulumi up` runs is executed here with a recording resource
+monitor: every registration (type, name, parent, inputs, dependencies, provider, protect and
+retain flags) is kept. The CLI and the tests both use this runner: there is one program.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import runpy
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import pulumi
+from google.protobuf import json_format
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import rpc
+from pulumi.runtime import settings as runtime_settings
+from pulumi.runtime.config import set_all_config
+from pulumi.runtime.stack import run_pulumi_func
+
+from aksray.mocks import PlatformMocks, placeholder
+from aksray.stackfile import PROJECT, SECRET_STAND_IN, load_stack_config
+
+PROJECT_ROOT: Final = Path(__file__).resolve().parent.parent
+PROGRAM: Final = PROJECT_ROOT / "__main__.py"
+PROJECT_FILE: Final = PROJECT_ROOT / "Pulumi.yaml"
+STACKS_DIR: Final = PROJECT_ROOT / "stacks"
+
+_SIG: Final = rpc._special_sig_key
+_SECRET_SIG: Final = rpc._special_secret_sig
+_RESOURCE_SIG: Final = rpc._special_resource_sig
+_OUTPUT_SIG: Final = rpc._special_output_value_sig
+_ASSET_SIG: Final = rpc._special_asset_sig
+_ARCHIVE_SIG: Final = rpc._special_archive_sig
+UNKNOWN_VALUE: Final = placeholder("computed by the engine")
+
+
+@dataclass(frozen=True)
+class RecordedResource:
+    urn: str
+    type: str
+    name: str
+    custom: bool
+    parent: str | None
+    inputs: dict[str, Any]  # secrets as "[secret]", unknowns as placeholders
+    depends_on: tuple[str, ...]  # URNs the engine orders this resource after
+    property_dependencies: dict[str, tuple[str, ...]]
+    provider: str | None  # provider reference `urn::id`, custom resources only
+    protect: bool
+    retain_on_delete: bool
+    delete_before_replace: bool
+    ignore_changes: tuple[str, ...]
+    replace_on_changes: tuple[str, ...]
+    remote: bool
+
+    @property
+    def provider_urn(self) -> str | None:
+        # A provider reference is `<urn>::<id>`; URNs contain `::` themselves.
+        return self.provider.rsplit("::", 1)[0] if self.provider else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "urn": self.urn,
+            "type": self.type,
+            "name": self.name,
+            "custom": self.custom,
+            "parent": self.parent,
+            "provider": self.provider_urn,
+            "protect": self.protect,
+            "retainOnDelete": self.retain_on_delete,
+            "inputs": self.inputs,
+            "dependsOn": list(self.depends_on),
+        }
+
+
+@dataclass
+class RunResult:
+    stack: str
+    config_file: Path
+    resources: list[RecordedResource] = field(default_factory=list)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    problems: tuple[Any, ...] = ()  # components.settings.Problem, when the config is invalid
+    warnings: list[str] = field(default_factory=list)
+    settings: Any = None  # components.settings.Settings of a valid run, for the planner
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def by_type(self, type_token: str) -> list[RecordedResource]:
+        return [r for r in self.resources if r.type == type_token]
+
+    def by_urn(self) -> dict[str, RecordedResource]:
+        return {r.urn: r for r in self.resources}
+
+
+def sanitize(value: Any) -> Any:
+    """Wire values to plain data: secrets masked, unknowns and references made visible."""
+    if isinstance(value, dict):
+        sig = value.get(_SIG)
+        if sig == _SECRET_SIG:
+            return SECRET_STAND_IN
+        if sig == _RESOURCE_SIG:
+            return value.get("urn")
+        if sig == _OUTPUT_SIG:
+            if value.get("secret"):
+                return SECRET_STAND_IN
+            return sanitize(value["value"]) if "value" in value else UNKNOWN_VALUE
+        if sig in (_ASSET_SIG, _ARCHIVE_SIG):
+            return {k: sanitize(v) for k, v in value.items() if k != _SIG}
+        return {k: sanitize(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [sanitize(v) for v in value]
+    if value == rpc.UNKNOWN:
+        return UNKNOWN_VALUE
+    if isinstance(value, float) and value.is_integer():
+        return int(value)  # protobuf Struct carries every number as a double
+    return value
+
+
+class RecordingMonitor(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: pulumi_mocks.Mocks) -> None:
+        super().__init__(mocks)
+        self.records: list[RecordedResource] = []
+
+    def RegisterResource(self, request: Any) -> Any:  # noqa: N802 - the gRPC method name
+        response = super().RegisterResource(request)  # type: ignore[no-untyped-call]
+        if request.type == "pulumi:pulumi:Stack":
+            return response
+        inputs = sanitize(json_format.MessageToDict(request.object))
+        self.records.append(
+            RecordedResource(
+                urn=response.urn,
+                type=request.type,
+                name=request.name,
+                custom=bool(request.custom),
+                parent=request.parent or None,
+                inputs=inputs,
+                depends_on=tuple(dict.fromkeys(request.dependencies)),
+                property_dependencies={
+                    key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
+                },
+                provider=request.provider or None,
+                protect=bool(request.protect),
+                retain_on_delete=bool(request.retainOnDelete),
+                delete_before_replace=bool(request.deleteBeforeReplace),
+                ignore_changes=tuple(request.ignoreChanges),
+                replace_on_changes=tuple(request.replaceOnChanges),
+                remote=bool(request.remote),
+            )
+        )
+        return response
+
+
+class _WarningCollector(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+def stack_file(stack: str) -> Path:
+    return STACKS_DIR / f"Pulumi.{stack}.yaml"
+
+
+def stack_name_for(config_file: Path) -> str:
+    name = config_file.name
+    if name.startswith("Pulumi.") and name.endswith((".yaml", ".yml")):
+        return name[len("Pulumi.") :].rsplit(".", 1)[0]
+    return config_file.stem
+
+
+async def _resolve_exports() -> dict[str, Any]:
+    root = runtime_settings.get_root_resource()
+    outputs: dict[str, Any] = {}
+    for key, value in (getattr(root, "outputs", None) or {}).items():
+        output = pulumi.Output.from_input(value)
+        resolved = await output.future()
+        secret = await output.is_secret()
+        known = await output.is_known()
+        if secret:
+            outputs[key] = SECRET_STAND_IN
+        elif not known:
+            outputs[key] = UNKNOWN_VALUE
+        else:
+            outputs[key] = sanitize(_plain(resolved))
+    return outputs
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return str(value)
+
+
+def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
+    """Outputs left unresolved after a failed run must not outlive their event loop."""
+    pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+
+
+def run_program(
+    config_file: Path, *, stack: str | None = None, secret_values: Mapping[str, str] | None = None
+) -> RunResult:
+    """Run `__main__.py` against one stack file under mocks; return what it registered.
+
+    Raises `aksray.stackfile.StackFileError` for a file that is not Pulumi configuration.
+    Configuration problems come back in `RunResult.problems` (with no resources registered).
+    """
+    # Imported here: components import pulumi-azure-native etc., and the CLI's --help need not.
+    from components.settings import SettingsError, settings_from_config
+
+    stack = stack or stack_name_for(config_file)
+    config = load_stack_config(config_file, project_file=PROJECT_FILE, secret_values=secret_values)
+    result = RunResult(stack=stack, config_file=config_file)
+
+    if str(PROJECT_ROOT) not in sys.path:
+        sys.path.insert(0, str(PROJECT_ROOT))
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    collector = _WarningCollector()
+    logger = logging.getLogger(f"aksray.program.{id(collector)}")
+    logger.propagate = False
+    logger.addHandler(collector)
+    monitor = RecordingMonitor(PlatformMocks())
+    try:
+        runtime_settings.reset_options(project=PROJECT, stack=stack, preview=False)
+        set_all_config(dict(config.values), list(config.secret_keys))
+        pulumi_mocks.set_mocks(
+            PlatformMocks(),
+            project=PROJECT,
+            stack=stack,
+            preview=False,
+            logger=logger,
+            monitor=monitor,
+        )
+
+        def program() -> None:
+            runpy.run_path(str(PROGRAM), run_name="__main__")
+
+        try:
+            loop.run_until_complete(run_pulumi_func(program))
+        except SettingsError as exc:
+            result.problems = exc.problems
+        else:
+            result.outputs = loop.run_until_complete(_resolve_exports())
+            result.settings = settings_from_config(config.values, config.secret_keys, stack=stack)
+    finally:
+        set_all_config({}, [])
+        runtime_settings.reset_options()
+        _cancel_pending(loop)
+        asyncio.set_event_loop(None)
+        loop.close()
+        logger.removeHandler(collector)
+    # Registration order depends on how Outputs resolve; sort for stable plans and renders.
+    result.resources = sorted(monitor.records, key=lambda r: r.urn)
+    result.warnings = collector.messages
+    return result

@@ -1,0 +1,133 @@
+"""Read a `Pulumi.<stack>.yaml` file the way the Pulumi CLI hands it to the program.
+
+Scalars arrive as strings, maps and lists as JSON text, `secure:` values as secrets. Offline there
+is no key to decrypt a `secure:` value, so the runner passes a visible stand-in unless the caller
+supplies the plain value (tests do, to prove it never leaks).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+PROJECT: Final = "aks-ray-platform"
+SECRET_STAND_IN: Final = "[secret]"  # noqa: S105 - a mask, not a credential
+# Stack-file keys that are not configuration.
+_NON_CONFIG_KEYS: Final = frozenset(
+    {"secretsprovider", "encryptedkey", "encryptionsalt", "environment"}
+)
+
+
+class StackFileError(Exception):
+    """The stack file cannot be read as Pulumi configuration. `path` names the culprit."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(f"{path}: {message}")
+        self.path = path
+        self.message = message
+
+
+@dataclass(frozen=True)
+class StackConfig:
+    values: dict[str, str]  # full key (`project:key`) -> value as Pulumi passes it
+    secret_keys: frozenset[str]
+
+
+def _is_secure(value: object) -> bool:
+    return isinstance(value, Mapping) and set(value) == {"secure"}
+
+
+def _unwrap_secure(value: Any, plain: str | None) -> tuple[Any, bool]:
+    """Replace nested `{secure: ...}` with the plain value (or the stand-in)."""
+    if _is_secure(value):
+        return (plain if plain is not None else SECRET_STAND_IN), True
+    if isinstance(value, Mapping):
+        found = False
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            result[key], nested = _unwrap_secure(item, plain)
+            found = found or nested
+        return result, found
+    if isinstance(value, list):
+        found = False
+        items = []
+        for item in value:
+            unwrapped, nested = _unwrap_secure(item, plain)
+            items.append(unwrapped)
+            found = found or nested
+        return items, found
+    return value, False
+
+
+def _as_config_string(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    return str(value)
+
+
+def _project_defaults(project_file: Path | None) -> dict[str, Any]:
+    if project_file is None or not project_file.exists():
+        return {}
+    project = yaml.safe_load(project_file.read_text()) or {}
+    defaults: dict[str, Any] = {}
+    for key, schema in (project.get("config") or {}).items():
+        if isinstance(schema, Mapping) and "default" in schema:
+            full = key if ":" in key else f"{PROJECT}:{key}"
+            defaults[full] = schema["default"]
+    return defaults
+
+
+def load_stack_config(
+    path: Path, *, project_file: Path | None = None, secret_values: Mapping[str, str] | None = None
+) -> StackConfig:
+    """Parse a stack file.
+
+    `secret_values` maps a config key (without the project prefix) to its plain value.
+    """
+    name = str(path)
+    try:
+        text = path.read_text()
+    except OSError as exc:
+        raise StackFileError(name, f"cannot read the stack file ({exc.strerror})") from None
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise StackFileError(name, f"is not valid YAML{where}: {problem}; fix the syntax") from None
+    if document is None:
+        raise StackFileError(name, "is empty; a stack file needs a `config:` map")
+    if not isinstance(document, Mapping):
+        raise StackFileError(name, "must be a YAML map with a `config:` key")
+    unknown = [k for k in document if k != "config" and str(k).lower() not in _NON_CONFIG_KEYS]
+    if unknown:
+        raise StackFileError(
+            f"{name}: {unknown[0]}",
+            "unknown top-level key; a stack file holds `config:` (and secrets provider settings)",
+        )
+    config = document.get("config")
+    if config is None:
+        raise StackFileError(name, f"has no `config:` map; add one with the `{PROJECT}:` keys")
+    if not isinstance(config, Mapping):
+        raise StackFileError("config", "must be a map of `namespace:key: value` entries")
+
+    values: dict[str, str] = {}
+    secret_keys: set[str] = set()
+    for key, raw_value in {**_project_defaults(project_file), **config}.items():
+        full_key = str(key) if ":" in str(key) else f"{PROJECT}:{key}"
+        if raw_value is None:
+            continue
+        plain = (secret_values or {}).get(full_key.split(":", 1)[1])
+        value, is_secret = _unwrap_secure(raw_value, plain)
+        if is_secret:
+            secret_keys.add(full_key)
+        values[full_key] = _as_config_string(value)
+    return StackConfig(values=values, secret_keys=frozenset(secret_keys))

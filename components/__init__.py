@@ -1,0 +1,1 @@
+"""Thin Pulumi components: they register what manifests/ builds, nothing more."""

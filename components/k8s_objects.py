@@ -1,0 +1,41 @@
+"""Register a manifest dict built in manifests/ as a Kubernetes resource.
+
+Core kinds get their typed pulumi-kubernetes class (so Pulumi's readiness logic applies), custom
+resources go through `apiextensions.CustomResource`. Top-level fields become keyword arguments;
+everything below them stays in the Kubernetes wire format (camelCase), exactly as built.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+_TYPED: dict[tuple[str, str], Callable[..., pulumi.CustomResource]] = {
+    ("v1", "Namespace"): k8s.core.v1.Namespace,
+    ("v1", "ServiceAccount"): k8s.core.v1.ServiceAccount,
+    ("v1", "ConfigMap"): k8s.core.v1.ConfigMap,
+    ("v1", "Secret"): k8s.core.v1.Secret,
+    ("scheduling.k8s.io/v1", "PriorityClass"): k8s.scheduling.v1.PriorityClass,
+}
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def create_object(
+    name: str, manifest: Mapping[str, Any], opts: pulumi.ResourceOptions
+) -> pulumi.CustomResource:
+    api_version = str(manifest["apiVersion"])
+    kind = str(manifest["kind"])
+    fields = {k: v for k, v in manifest.items() if k not in ("apiVersion", "kind")}
+    typed = _TYPED.get((api_version, kind))
+    if typed is not None:
+        return typed(name, **{_snake(k): v for k, v in fields.items()}, opts=opts)
+    return k8s.apiextensions.CustomResource(
+        name, api_version=api_version, kind=kind, **fields, opts=opts
+    )

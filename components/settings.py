@@ -1,0 +1,949 @@
+"""The stack configuration as one typed, frozen, validated model.
+
+`load_settings()` reads `pulumi.Config` once, before any resource exists. Every problem in the
+stack file is collected (not just the first) and raised together as a `SettingsError`, a
+`pulumi.RunError`, so `pulumi up` prints the lines without a traceback and registers nothing.
+Each problem names its config path the way `pulumi config set --path` spells it.
+
+Parsing is pure (`parse_settings`) so the rules are tested without the Pulumi runtime.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Final, Literal
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+
+from manifests.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
+from manifests.priorities import PRIORITY_CLASSES
+from manifests.quantity import QuantityError, parse_cpu_millis, parse_memory_bytes
+from manifests.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
+from workloads.catalog import WORKLOADS
+
+PROJECT: Final = "aks-ray-platform"
+
+ClusterMode = Literal["aks", "existing"]
+GpuDriver = Literal["operator", "aks"]
+
+# Names that must not be team namespaces: the cluster's own and the operators'.
+RESERVED_NAMESPACES: Final = frozenset(
+    {
+        "default",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        "gpu-operator",
+        "kuberay-system",
+        "kueue-system",
+        "kai-scheduler",
+    }
+)
+DEFAULT_CONTAINERS: Final = ("datasets", "checkpoints", "models")
+# Sanity bounds: a number past these is a typo, not a plan.
+MAX_POOL_NODES: Final = 1000  # AKS: at most 1000 nodes per node pool
+MAX_GPUS: Final = 100_000
+MAX_CPU_MILLIS: Final = 10_000_000 * 1000
+MAX_MEMORY_BYTES: Final = 2**60  # 1 EiB
+
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# AKS: Linux agent pool names are 1-12 lowercase alphanumerics starting with a letter.
+_AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+# Azure Blob: 3-63 chars, lowercase letters, digits and single hyphens, alphanumeric at the ends.
+_CONTAINER_NAME = re.compile(r"^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$")
+_K8S_VERSION = re.compile(r"^1\.[0-9]{2}(\.[0-9]+)?$")
+_LOCATION = re.compile(r"^[a-z][a-z0-9]*$")
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SystemPool:
+    vm_size: str
+    count: int
+
+
+@dataclass(frozen=True)
+class CpuPool:
+    vm_size: str
+    min_count: int
+    max_count: int
+
+
+@dataclass(frozen=True)
+class GpuPool:
+    name: str
+    vm_size: str
+    min_count: int
+    max_count: int
+    spot: bool
+
+    @property
+    def gpus_per_node(self) -> int:
+        return VM_SIZES[self.vm_size].gpus
+
+    @property
+    def max_gpus(self) -> int:
+        return self.gpus_per_node * self.max_count
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    mode: ClusterMode
+    kubeconfig_context: str
+    kubernetes_version: str
+    gpu_driver: GpuDriver
+    system_pool: SystemPool
+    cpu_pool: CpuPool
+    gpu_pools: tuple[GpuPool, ...]
+    render_yaml_to: str
+    # AKS local accounts (the static admin kubeconfig). Off unless a stack opts in.
+    local_accounts: bool
+
+    def gpu_pool(self, name: str) -> GpuPool:
+        return next(pool for pool in self.gpu_pools if pool.name == name)
+
+    @property
+    def flavors(self) -> tuple[str, ...]:
+        """Kueue flavor names: the CPU pool's, then one per GPU pool in stack order."""
+        return (CPU_POOL_NAME, *(pool.name for pool in self.gpu_pools))
+
+
+@dataclass(frozen=True)
+class StorageSettings:
+    enabled: bool
+    containers: tuple[str, ...]
+    protect: bool
+
+
+@dataclass(frozen=True)
+class Resources:
+    """An amount per resource; None where the stack left it out."""
+
+    gpu: int | None = None
+    cpu_millis: int | None = None
+    memory_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamSettings:
+    name: str
+    department: str
+    namespace: str
+    local_queue: str
+    quota: Mapping[str, Resources]  # flavor -> nominal quota
+    borrowing_limit: Mapping[str, Resources]
+    lending_limit: Mapping[str, Resources]
+    over_quota_weight: int
+
+
+@dataclass(frozen=True)
+class DepartmentSettings:
+    name: str
+    teams: tuple[TeamSettings, ...]
+
+
+@dataclass(frozen=True)
+class SchedulingSettings:
+    departments: tuple[DepartmentSettings, ...]
+    # Let Σ team quotas of a flavor exceed what its pool holds at max size.
+    allow_overcommit: bool
+
+    @property
+    def teams(self) -> tuple[TeamSettings, ...]:
+        return tuple(team for dept in self.departments for team in dept.teams)
+
+    def team(self, name: str) -> TeamSettings:
+        return next(team for team in self.teams if team.name == name)
+
+
+@dataclass(frozen=True)
+class WorkloadSettings:
+    name: str
+    enabled: bool
+    team: str
+    priority: str
+    workers: int | None  # only for payloads whose spec accepts `workers`
+
+
+@dataclass(frozen=True)
+class OperatorSettings:
+    metrics: bool  # Prometheus metrics endpoints of Kueue and friends
+    gpu_sharing: bool  # KAI fractional GPU sharing
+
+
+@dataclass(frozen=True)
+class Settings:
+    project: str
+    stack: str
+    location: str
+    cluster: ClusterSettings
+    storage: StorageSettings
+    scheduling: SchedulingSettings
+    workloads: tuple[WorkloadSettings, ...]
+    operators: OperatorSettings
+    # The Hugging Face token as a Pulumi secret, or None. Never a plain string.
+    huggingface_token: pulumi.Output[str] | None = field(default=None, compare=False)
+
+    @property
+    def enabled_workloads(self) -> tuple[WorkloadSettings, ...]:
+        return tuple(w for w in self.workloads if w.enabled)
+
+
+@dataclass(frozen=True)
+class Problem:
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+class SettingsError(pulumi.RunError):
+    """Every problem found in the stack configuration, one line each."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = tuple(problems)
+        count = len(self.problems)
+        lines = "\n".join(f"  {problem}" for problem in self.problems)
+        noun = "problem" if count == 1 else "problems"
+        super().__init__(f"the stack configuration has {count} {noun}:\n{lines}")
+
+
+# --------------------------------------------------------------------------------------------
+# A small reader that walks the raw config with paths and collects problems
+# --------------------------------------------------------------------------------------------
+
+
+def _describe(value: object) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+class _Map:
+    """A config map at `path`; reports keys it does not know when created."""
+
+    def __init__(
+        self, value: Mapping[str, Any], path: str, problems: list[Problem], known: tuple[str, ...]
+    ) -> None:
+        self.value = value
+        self.path = path
+        self.problems = problems
+        for key in value:
+            if key not in known:
+                self.problem(_join(path, str(key)), _unknown_key_message(str(key), known))
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(path, message))
+
+    def has(self, key: str) -> bool:
+        return key in self.value and self.value[key] is not None
+
+    def string(
+        self,
+        key: str,
+        default: str = "",
+        *,
+        required: bool = False,
+        pattern: re.Pattern[str] | None = None,
+        hint: str = "",
+    ) -> str:
+        path = _join(self.path, key)
+        if not self.has(key):
+            if required:
+                self.problem(path, f"is required{': ' + hint if hint else ''}")
+            return default
+        value = self.value[key]
+        if not isinstance(value, str):
+            self.problem(
+                path,
+                f"must be a string, got {_describe(value)}"
+                f"{' (quote it in YAML)' if isinstance(value, (int, float)) else ''}",
+            )
+            return default
+        if pattern is not None and not pattern.match(value):
+            self.problem(path, f"{_describe(value)} is not valid: {hint}")
+            return default
+        return value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str) -> str:
+        path = _join(self.path, key)
+        value = self.value.get(key, default)
+        if value is None:
+            return default
+        if value not in choices:
+            self.problem(path, f"must be one of {', '.join(choices)}, got {_describe(value)}")
+            return default
+        return str(value)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        path = _join(self.path, key)
+        if not self.has(key):
+            return default
+        value = self.value[key]
+        if not isinstance(value, bool):
+            self.problem(path, f"must be true or false, got {_describe(value)}")
+            return default
+        return value
+
+    def integer(
+        self,
+        key: str,
+        default: int,
+        *,
+        minimum: int = 0,
+        maximum: int | None = None,
+        required: bool = False,
+        what: str = "",
+    ) -> int:
+        path = _join(self.path, key)
+        if not self.has(key):
+            if required:
+                self.problem(path, "is required")
+            return default
+        return _integer(
+            self.value[key],
+            path,
+            self.problems,
+            minimum=minimum,
+            maximum=maximum,
+            what=what,
+            default=default,
+        )
+
+    def mapping(self, key: str, known: tuple[str, ...] | None) -> _Map | None:
+        """A nested map; `known=None` accepts any key (the caller checks them)."""
+        path = _join(self.path, key)
+        if not self.has(key):
+            return None
+        value = self.value[key]
+        if not isinstance(value, Mapping):
+            self.problem(path, f"must be a map, got {_describe(value)}")
+            return None
+        return _Map(value, path, self.problems, known if known is not None else tuple(value))
+
+    def items(self, key: str) -> Iterator[tuple[str, Any]]:
+        """(path, value) per entry of a list."""
+        path = _join(self.path, key)
+        if not self.has(key):
+            return
+        value = self.value[key]
+        if not isinstance(value, list):
+            self.problem(path, f"must be a list, got {_describe(value)}")
+            return
+        for index, entry in enumerate(value):
+            yield f"{path}[{index}]", entry
+
+    def child(self, path: str, value: object, known: tuple[str, ...]) -> _Map | None:
+        if not isinstance(value, Mapping):
+            self.problem(path, f"must be a map, got {_describe(value)}")
+            return None
+        return _Map(value, path, self.problems, known)
+
+
+def _integer(
+    value: object,
+    path: str,
+    problems: list[Problem],
+    *,
+    minimum: int,
+    maximum: int | None,
+    what: str,
+    default: int,
+) -> int:
+    bound = f" between {minimum} and {maximum}" if maximum is not None else f" >= {minimum}"
+    if isinstance(value, bool) or not isinstance(value, int):
+        problems.append(Problem(path, f"must be a whole number{bound}, got {_describe(value)}"))
+        return default
+    if value < minimum or (maximum is not None and value > maximum):
+        problems.append(
+            Problem(
+                path,
+                f"must be a whole number{bound}{' (' + what + ')' if what else ''}, got {value}",
+            )
+        )
+        return default
+    return value
+
+
+def _unknown_key_message(key: str, known: tuple[str, ...]) -> str:
+    guess = difflib.get_close_matches(key, known, n=1)
+    hint = f'did you mean "{guess[0]}"? ' if guess else ""
+    return f"unknown key; {hint}known keys here: {', '.join(known) if known else '(none)'}"
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing, section by section
+# --------------------------------------------------------------------------------------------
+
+TOP_LEVEL_KEYS: Final = (
+    "location",
+    "cluster",
+    "storage",
+    "scheduling",
+    "workloads",
+    "operators",
+    "huggingfaceToken",
+)
+_CLUSTER_KEYS: Final = (
+    "mode",
+    "kubeconfigContext",
+    "kubernetesVersion",
+    "gpuDriver",
+    "systemPool",
+    "cpuPool",
+    "gpuPools",
+    "renderYamlTo",
+    "localAccounts",
+)
+_RESOURCE_KEYS: Final = ("gpu", "cpu", "memory")
+_TEAM_KEYS: Final = (
+    "name",
+    "namespace",
+    "localQueue",
+    "quota",
+    "borrowingLimit",
+    "lendingLimit",
+    "overQuotaWeight",
+)
+
+
+def _vm_size(section: _Map, key: str, default: str, *, gpu: bool) -> str:
+    path = _join(section.path, key)
+    name = section.string(key, default, required=not default)
+    if not name:
+        return default
+    known = gpu_sizes() if gpu else cpu_sizes()
+    size = VM_SIZES.get(name)
+    if size is None or size.is_gpu != gpu:
+        kind = "GPU" if gpu else "CPU (non-GPU)"
+        if size is not None:
+            reason = f"{name} is {'a GPU' if size.is_gpu else 'not a GPU'} size"
+        else:
+            reason = f"unknown VM size {name!r}"
+        section.problem(path, f"{reason}; known {kind} sizes: {', '.join(known)}")
+        return default
+    return name
+
+
+def _parse_cluster(raw: _Map | None, problems: list[Problem]) -> ClusterSettings:
+    section = raw or _Map({}, "cluster", problems, _CLUSTER_KEYS)
+    mode = section.choice("mode", ("aks", "existing"), "aks")
+    context = section.string("kubeconfigContext")
+    render_to = section.string("renderYamlTo")
+    version = section.string(
+        "kubernetesVersion",
+        "1.35",
+        pattern=_K8S_VERSION,
+        hint='write the AKS minor version as a quoted string, e.g. "1.35"',
+    )
+    if mode == "existing" and not context and not render_to:
+        section.problem(
+            _join(section.path, "kubeconfigContext"),
+            "is required when mode is existing: name the kubeconfig context of the cluster "
+            "(or set renderYamlTo to render YAML without a cluster)",
+        )
+    if mode == "aks" and context:
+        section.problem(
+            _join(section.path, "kubeconfigContext"),
+            "is only used when mode is existing; remove it (an aks stack builds its own "
+            "kubeconfig from the cluster it creates)",
+        )
+
+    system = section.mapping("systemPool", ("vmSize", "count"))
+    system_pool = SystemPool(
+        vm_size=_vm_size(system, "vmSize", "Standard_D4ds_v6", gpu=False)
+        if system
+        else "Standard_D4ds_v6",
+        count=system.integer(
+            "count", 2, minimum=1, maximum=MAX_POOL_NODES, what="AKS needs at least one system node"
+        )
+        if system
+        else 2,
+    )
+
+    cpu = section.mapping("cpuPool", ("vmSize", "minCount", "maxCount"))
+    if cpu is not None:
+        cpu_pool = CpuPool(
+            vm_size=_vm_size(cpu, "vmSize", "Standard_D8ds_v6", gpu=False),
+            min_count=cpu.integer(
+                "minCount",
+                1,
+                minimum=1,
+                maximum=MAX_POOL_NODES,
+                what="the operators and their webhooks run on this pool",
+            ),
+            max_count=cpu.integer("maxCount", 3, minimum=1, maximum=MAX_POOL_NODES),
+        )
+        if cpu_pool.min_count > cpu_pool.max_count:
+            cpu.problem(
+                _join(cpu.path, "minCount"),
+                f"minCount {cpu_pool.min_count} is above maxCount {cpu_pool.max_count}; "
+                "raise maxCount or lower minCount",
+            )
+    else:
+        cpu_pool = CpuPool("Standard_D8ds_v6", 1, 3)
+
+    pools: list[GpuPool] = []
+    seen: dict[str, str] = {}
+    for path, entry in section.items("gpuPools"):
+        pool = section.child(path, entry, ("name", "vmSize", "minCount", "maxCount", "spot"))
+        if pool is None:
+            continue
+        name = pool.string(
+            "name",
+            required=True,
+            pattern=_AKS_POOL_NAME,
+            hint="AKS pool names are 1-12 lowercase letters and digits, starting with a letter",
+        )
+        if name in RESERVED_POOL_NAMES:
+            pool.problem(
+                _join(path, "name"), f"{name!r} is reserved for the {name} pool; pick another name"
+            )
+        elif name in seen:
+            pool.problem(_join(path, "name"), f"duplicate pool name {name!r} (also {seen[name]})")
+        elif name:
+            seen[name] = path
+        gpu_pool = GpuPool(
+            name=name,
+            vm_size=_vm_size(pool, "vmSize", "", gpu=True),
+            min_count=pool.integer("minCount", 0, maximum=MAX_POOL_NODES),
+            max_count=pool.integer("maxCount", 0, minimum=1, maximum=MAX_POOL_NODES, required=True),
+            spot=pool.boolean("spot", False),
+        )
+        if gpu_pool.min_count > gpu_pool.max_count and pool.has("maxCount"):
+            pool.problem(
+                _join(path, "minCount"),
+                f"minCount {gpu_pool.min_count} is above maxCount {gpu_pool.max_count}; "
+                "raise maxCount or lower minCount (0 keeps idle GPU cost at zero)",
+            )
+        pools.append(gpu_pool)
+
+    return ClusterSettings(
+        mode="existing" if mode == "existing" else "aks",
+        kubeconfig_context=context,
+        kubernetes_version=version,
+        gpu_driver="aks"
+        if section.choice("gpuDriver", ("operator", "aks"), "operator") == "aks"
+        else "operator",
+        system_pool=system_pool,
+        cpu_pool=cpu_pool,
+        gpu_pools=tuple(pools),
+        render_yaml_to=render_to,
+        local_accounts=section.boolean("localAccounts", False),
+    )
+
+
+def _parse_storage(raw: _Map | None, problems: list[Problem]) -> StorageSettings:
+    section = raw or _Map({}, "storage", problems, ("enabled", "containers", "protect"))
+    containers: list[str] = []
+    if section.has("containers"):
+        for path, name in section.items("containers"):
+            if not isinstance(name, str) or not _CONTAINER_NAME.match(name):
+                section.problem(
+                    path,
+                    f"{_describe(name)} is not a Blob container name: 3-63 "
+                    "lowercase letters, digits and single hyphens",
+                )
+            elif name in containers:
+                section.problem(path, f"duplicate container {name!r}")
+            else:
+                containers.append(name)
+    else:
+        containers = list(DEFAULT_CONTAINERS)
+    return StorageSettings(
+        enabled=section.boolean("enabled", True),
+        containers=tuple(containers),
+        protect=section.boolean("protect", False),
+    )
+
+
+def _parse_resources(section: _Map, key: str, flavors: tuple[str, ...]) -> dict[str, Resources]:
+    """A `flavor -> {gpu, cpu, memory}` map (quota, borrowingLimit or lendingLimit)."""
+    per_flavor = section.mapping(key, None)
+    if per_flavor is None:
+        return {}
+    result: dict[str, Resources] = {}
+    for flavor, amounts in per_flavor.value.items():
+        path = _join(per_flavor.path, str(flavor))
+        if flavor not in flavors:
+            section.problem(
+                path,
+                f"no pool provides flavor {flavor!r}; flavors are "
+                f"{', '.join(flavors)} (the CPU pool is `cpu`, GPU pools by name)",
+            )
+            continue
+        entry = section.child(path, amounts, _RESOURCE_KEYS)
+        if entry is None:
+            continue
+        gpu = cpu = memory = None
+        if entry.has("gpu"):
+            gpu = entry.integer("gpu", 0, maximum=MAX_GPUS)
+        if entry.has("cpu"):
+            cpu = _quantity(
+                entry,
+                "cpu",
+                parse_cpu_millis,
+                MAX_CPU_MILLIS,
+                "write cores or millicores, e.g. 16 or 500m",
+            )
+        if entry.has("memory"):
+            memory = _quantity(
+                entry, "memory", parse_memory_bytes, MAX_MEMORY_BYTES, "write e.g. 64Gi or 512Mi"
+            )
+        if flavor == CPU_POOL_NAME and gpu:
+            entry.problem(
+                _join(path, "gpu"), "the CPU pool has no GPUs; put GPU quota on a GPU pool's flavor"
+            )
+        result[str(flavor)] = Resources(gpu=gpu, cpu_millis=cpu, memory_bytes=memory)
+    return result
+
+
+def _quantity(
+    entry: _Map, key: str, parse: Callable[[object], int], maximum: int, hint: str
+) -> int | None:
+    path = _join(entry.path, key)
+    try:
+        amount = parse(entry.value[key])
+    except QuantityError as exc:
+        entry.problem(path, f"{exc}")
+        return None
+    if amount < 0 or amount > maximum:
+        entry.problem(path, f"{_describe(entry.value[key])} is out of range; {hint}")
+        return None
+    return amount
+
+
+def _check_limits_within_quota(section: _Map, team: TeamSettings) -> None:
+    for key, limits in (
+        ("borrowingLimit", team.borrowing_limit),
+        ("lendingLimit", team.lending_limit),
+    ):
+        for flavor, limit in limits.items():
+            path = _join(_join(section.path, key), flavor)
+            if flavor not in team.quota:
+                section.problem(
+                    path,
+                    f"flavor {flavor!r} has no quota for this team; add "
+                    f"quota.{flavor} (gpu: 0 to only borrow) or remove it",
+                )
+                continue
+            if key != "lendingLimit":
+                continue
+            nominal = team.quota[flavor]
+            for resource, lent, have in (
+                ("gpu", limit.gpu, nominal.gpu),
+                ("cpu", limit.cpu_millis, nominal.cpu_millis),
+                ("memory", limit.memory_bytes, nominal.memory_bytes),
+            ):
+                if lent is not None and have is not None and lent > have:
+                    section.problem(
+                        _join(path, resource),
+                        "a team cannot lend more than its nominal quota; lower the "
+                        f"lendingLimit or raise quota.{flavor}.{resource}",
+                    )
+
+
+def _parse_scheduling(
+    raw: _Map | None, problems: list[Problem], flavors: tuple[str, ...]
+) -> SchedulingSettings:
+    section = raw or _Map({}, "scheduling", problems, ("departments", "allowOvercommit"))
+    departments: list[DepartmentSettings] = []
+    team_paths: dict[str, str] = {}
+    namespace_paths: dict[str, str] = {}
+    queue_paths: dict[str, str] = {}
+    department_paths: dict[str, str] = {}
+    for dept_path, dept_value in section.items("departments"):
+        dept = section.child(dept_path, dept_value, ("name", "teams"))
+        if dept is None:
+            continue
+        dept_name = dept.string(
+            "name",
+            required=True,
+            pattern=_DNS_LABEL,
+            hint="use a DNS-1123 label: lowercase letters, digits and '-'",
+        )
+        if dept_name in department_paths:
+            dept.problem(
+                _join(dept_path, "name"),
+                f"duplicate department {dept_name!r} (also {department_paths[dept_name]})",
+            )
+        elif dept_name:
+            department_paths[dept_name] = _join(dept_path, "name")
+        teams: list[TeamSettings] = []
+        if not dept.has("teams"):
+            dept.problem(
+                _join(dept_path, "teams"), "is required: a department needs one team or more"
+            )
+        for team_path, team_value in dept.items("teams"):
+            team_map = dept.child(team_path, team_value, _TEAM_KEYS)
+            if team_map is None:
+                continue
+            team = _parse_team(team_map, dept_name, flavors)
+            name_path = _join(team_path, "name")
+            for value, seen, what, path in (
+                (team.name, team_paths, "team", name_path),
+                (
+                    team.namespace,
+                    namespace_paths,
+                    "namespace",
+                    _join(team_path, "namespace") if team_map.has("namespace") else name_path,
+                ),
+                (
+                    team.local_queue,
+                    queue_paths,
+                    "LocalQueue",
+                    _join(team_path, "localQueue") if team_map.has("localQueue") else name_path,
+                ),
+            ):
+                if not value:
+                    continue
+                if value in seen:
+                    team_map.problem(
+                        path,
+                        f"duplicate {what} {value!r} (also {seen[value]}); "
+                        f"every team needs its own {what}",
+                    )
+                else:
+                    seen[value] = path
+            teams.append(team)
+        departments.append(DepartmentSettings(name=dept_name, teams=tuple(teams)))
+
+    # KAI queues are cluster-scoped and share one name space: a department's parent queue and a
+    # team's leaf queue must not collide.
+    for team_name, path in team_paths.items():
+        if team_name in department_paths:
+            section.problem(
+                path,
+                f"{team_name!r} is also a department name; KAI queues of both "
+                "share one name space, rename one",
+            )
+    return SchedulingSettings(
+        departments=tuple(departments),
+        allow_overcommit=section.boolean("allowOvercommit", False),
+    )
+
+
+def _parse_team(team: _Map, department: str, flavors: tuple[str, ...]) -> TeamSettings:
+    label_hint = "use a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters"
+    name = team.string("name", required=True, pattern=_DNS_LABEL, hint=label_hint)
+    if len(name) > 63:
+        team.problem(_join(team.path, "name"), label_hint)
+    namespace = team.string("namespace", name, pattern=_DNS_LABEL, hint=label_hint)
+    local_queue = team.string("localQueue", name, pattern=_DNS_LABEL, hint=label_hint)
+    if name == "default":
+        team.problem(
+            _join(team.path, "name"),
+            "a team must not be named `default`: its LocalQueue would capture every "
+            "unlabelled job in its namespace; pick another name",
+        )
+    elif local_queue == "default":
+        team.problem(
+            _join(team.path, "localQueue"),
+            "a LocalQueue named `default` captures every unlabelled job in its "
+            "namespace; pick another name",
+        )
+    if namespace in RESERVED_NAMESPACES:
+        team.problem(
+            _join(team.path, "namespace" if team.has("namespace") else "name"),
+            f"namespace {namespace!r} belongs to the cluster or an operator; give the "
+            "team its own namespace",
+        )
+    settings = TeamSettings(
+        name=name,
+        department=department,
+        namespace=namespace,
+        local_queue=local_queue,
+        quota=MappingProxyType(_parse_resources(team, "quota", flavors)),
+        borrowing_limit=MappingProxyType(_parse_resources(team, "borrowingLimit", flavors)),
+        lending_limit=MappingProxyType(_parse_resources(team, "lendingLimit", flavors)),
+        over_quota_weight=team.integer("overQuotaWeight", 1, maximum=1000),
+    )
+    _check_limits_within_quota(team, settings)
+    return settings
+
+
+def _parse_workloads(
+    raw: _Map | None,
+    problems: list[Problem],
+    scheduling: SchedulingSettings,
+    storage: StorageSettings,
+) -> tuple[WorkloadSettings, ...]:
+    section = raw or _Map({}, "workloads", problems, tuple(WORKLOADS))
+    teams = {team.name for team in scheduling.teams}
+    result: list[WorkloadSettings] = []
+    for name, spec in WORKLOADS.items():
+        known = ("enabled", "team", "priority", *sorted(spec.options))
+        entry = section.mapping(name, known)
+        if entry is None:
+            result.append(WorkloadSettings(name, False, "", spec.default_priority, None))
+            continue
+        enabled = entry.boolean("enabled", False)
+        team = entry.string(
+            "team",
+            required=enabled,
+            hint=f"name the team that runs it ({', '.join(sorted(teams)) or 'none defined'})",
+        )
+        if team and team not in teams:
+            entry.problem(
+                _join(entry.path, "team"),
+                f"unknown team {team!r}; teams are: {', '.join(sorted(teams)) or '(none)'}",
+            )
+        priority = entry.string("priority", spec.default_priority)
+        if priority not in PRIORITY_CLASSES:
+            entry.problem(
+                _join(entry.path, "priority"),
+                f"unknown priority {priority!r}; priorities are: {', '.join(PRIORITY_CLASSES)}",
+            )
+            priority = spec.default_priority
+        workers = None
+        if "workers" in spec.options:
+            default_workers = sum(group.replicas for group in spec.workers)
+            workers = entry.integer("workers", default_workers, minimum=1, maximum=MAX_GPUS)
+        if enabled and spec.containers:
+            if not storage.enabled:
+                entry.problem(
+                    _join(entry.path, "enabled"),
+                    f"{name} reads and writes Blob ({', '.join(spec.containers)}) but "
+                    "storage.enabled is false; enable storage or disable this workload",
+                )
+            else:
+                missing = [c for c in spec.containers if c not in storage.containers]
+                if missing:
+                    entry.problem(
+                        _join(entry.path, "enabled"),
+                        f"{name} needs the Blob containers {', '.join(missing)}; add "
+                        "them to storage.containers",
+                    )
+        result.append(WorkloadSettings(name, enabled, team, priority, workers))
+    return tuple(result)
+
+
+def parse_settings(
+    raw: Mapping[str, Any],
+    *,
+    stack: str,
+    secret_keys: frozenset[str] = frozenset(),
+    huggingface_token: pulumi.Output[str] | None = None,
+) -> Settings:
+    """Validate raw config values (`key -> value`, structured values already decoded)."""
+    problems: list[Problem] = []
+    top = _Map(raw, "", problems, TOP_LEVEL_KEYS)
+
+    location = top.string(
+        "location",
+        "eastus2",
+        pattern=_LOCATION,
+        hint="an Azure region name such as eastus2 or westeurope",
+    )
+    cluster = _parse_cluster(top.mapping("cluster", _CLUSTER_KEYS), problems)
+    storage = _parse_storage(top.mapping("storage", ("enabled", "containers", "protect")), problems)
+    scheduling = _parse_scheduling(
+        top.mapping("scheduling", ("departments", "allowOvercommit")), problems, cluster.flavors
+    )
+    workloads = _parse_workloads(
+        top.mapping("workloads", tuple(WORKLOADS)), problems, scheduling, storage
+    )
+    operators_map = top.mapping("operators", ("metrics", "gpuSharing"))
+    operators = OperatorSettings(
+        metrics=operators_map.boolean("metrics", False) if operators_map else False,
+        gpu_sharing=operators_map.boolean("gpuSharing", False) if operators_map else False,
+    )
+    if top.has("huggingfaceToken") and "huggingfaceToken" not in secret_keys:
+        top.problem(
+            "huggingfaceToken",
+            "must be a secret, never plain text: run "
+            "`pulumi config set --secret huggingfaceToken <token>`",
+        )
+    elif top.has("huggingfaceToken") and not isinstance(raw["huggingfaceToken"], str):
+        top.problem("huggingfaceToken", "must be a string token")
+
+    if problems:
+        raise SettingsError(problems)
+    return Settings(
+        project=PROJECT,
+        stack=stack,
+        location=location,
+        cluster=cluster,
+        storage=storage,
+        scheduling=scheduling,
+        workloads=workloads,
+        operators=operators,
+        huggingface_token=huggingface_token,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Reading pulumi.Config, once
+# --------------------------------------------------------------------------------------------
+
+# Keys whose value is a map or list in the stack file: Pulumi hands them over as JSON text.
+_STRUCTURED_KEYS: Final = frozenset({"cluster", "storage", "scheduling", "workloads", "operators"})
+
+
+def _decode(key: str, value: Any, problems: list[Problem]) -> Any:
+    if key not in _STRUCTURED_KEYS or not isinstance(value, str):
+        return value
+    try:
+        decoded = json.loads(value)
+    except json.JSONDecodeError:
+        problems.append(Problem(key, f"must be a map of settings, got {_describe(value)}"))
+        return None
+    if not isinstance(decoded, dict):
+        problems.append(Problem(key, f"must be a map of settings, got {_describe(decoded)}"))
+        return None
+    return decoded
+
+
+def settings_from_config(
+    values: Mapping[str, str],
+    secret_keys: frozenset[str] | set[str],
+    *,
+    stack: str,
+    huggingface_token: pulumi.Output[str] | None = None,
+) -> Settings:
+    """Validate config as Pulumi hands it over: `project:key -> string`, maps as JSON text."""
+    prefix = f"{PROJECT}:"
+    problems: list[Problem] = []
+    raw: dict[str, Any] = {}
+    secret: set[str] = set()
+    for full_key in sorted(values):
+        if not full_key.startswith(prefix):
+            continue
+        key = full_key[len(prefix) :]
+        raw[key] = _decode(key, values[full_key], problems)
+        if full_key in secret_keys:
+            secret.add(key)
+    try:
+        settings = parse_settings(
+            raw, stack=stack, secret_keys=frozenset(secret), huggingface_token=huggingface_token
+        )
+    except SettingsError as exc:
+        raise SettingsError(problems + list(exc.problems)) from None
+    if problems:
+        raise SettingsError(problems)
+    return settings
+
+
+def load_settings() -> Settings:
+    """Read this project's stack configuration from the Pulumi runtime and validate it."""
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    values = {key: runtime_config.get_config(key) for key in keys}
+    secret_keys = {key for key in keys if runtime_config.is_config_secret(key)}
+    token = pulumi.Config(PROJECT).get_secret("huggingfaceToken")
+    return settings_from_config(
+        values, secret_keys, stack=pulumi.get_stack(), huggingface_token=token
+    )

@@ -1,0 +1,92 @@
+"""Kubernetes resource quantities: parse what users write, format what controllers read.
+
+Only the forms a quota needs: plain integers, decimal SI suffixes (k, M, G, T, P, E), binary
+suffixes (Ki, Mi, Gi, Ti, Pi, Ei) and the milli suffix `m` for CPU.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+from typing import Final
+
+_BINARY: Final[dict[str, int]] = {
+    "Ki": 1024,
+    "Mi": 1024**2,
+    "Gi": 1024**3,
+    "Ti": 1024**4,
+    "Pi": 1024**5,
+    "Ei": 1024**6,
+}
+_DECIMAL: Final[dict[str, int]] = {
+    "": 1,
+    "k": 10**3,
+    "M": 10**6,
+    "G": 10**9,
+    "T": 10**12,
+    "P": 10**15,
+    "E": 10**18,
+}
+_QUANTITY = re.compile(
+    r"^(?P<number>[0-9]+(\.[0-9]+)?)(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$"
+)
+
+
+class QuantityError(ValueError):
+    """A value is not a Kubernetes quantity of the expected kind."""
+
+
+def _parse(value: object) -> tuple[Decimal, str]:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise QuantityError(f"expected a quantity such as 16, 500m or 64Gi, got {value!r}")
+    text = str(value).strip()
+    match = _QUANTITY.match(text)
+    if match is None:
+        raise QuantityError(
+            f"{text!r} is not a Kubernetes quantity (write e.g. 16, 500m, 64Gi or 64G)"
+        )
+    try:
+        number = Decimal(match.group("number"))
+    except InvalidOperation as exc:  # pragma: no cover - the regex admits only valid decimals
+        raise QuantityError(f"{text!r} is not a number") from exc
+    return number, match.group("suffix") or ""
+
+
+def parse_cpu_millis(value: object) -> int:
+    """CPU quantity to whole millicores (`16` -> 16000, `500m` -> 500)."""
+    number, suffix = _parse(value)
+    if suffix == "m":
+        millis = number
+    elif suffix == "":
+        millis = number * 1000
+    else:
+        raise QuantityError(f"CPU is counted in cores or millicores (16 or 500m), not {suffix!r}")
+    if millis != millis.to_integral_value():
+        raise QuantityError(f"{value!r} is finer than one millicore")
+    return int(millis)
+
+
+def parse_memory_bytes(value: object) -> int:
+    """Memory quantity to bytes (`64Gi` -> 68719476736). Bare numbers are bytes."""
+    number, suffix = _parse(value)
+    if suffix == "m":
+        raise QuantityError("memory does not take the milli suffix `m`; write e.g. 64Gi or 512Mi")
+    factor = _BINARY.get(suffix) or _DECIMAL[suffix]
+    total = number * factor
+    if total != total.to_integral_value():
+        raise QuantityError(f"{value!r} is not a whole number of bytes")
+    return int(total)
+
+
+def format_cpu(millis: int) -> str:
+    """Millicores to the shortest exact quantity (`16000` -> "16", `1500` -> "1500m")."""
+    return str(millis // 1000) if millis % 1000 == 0 else f"{millis}m"
+
+
+def format_memory(num_bytes: int) -> str:
+    """Bytes to the largest exact binary quantity (`68719476736` -> "64Gi")."""
+    for suffix in ("Ei", "Pi", "Ti", "Gi", "Mi", "Ki"):
+        factor = _BINARY[suffix]
+        if num_bytes >= factor and num_bytes % factor == 0:
+            return f"{num_bytes // factor}{suffix}"
+    return str(num_bytes)

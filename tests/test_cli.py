@@ -1,0 +1,123 @@
+"""The CLI contract: plan and render per stack, exit codes, one-line errors, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from aksray.runner import PROJECT_ROOT
+from tests.harness import STACKS, assert_rejected, cli, planned
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_plan_exits_zero_for_every_project_stack(stack: str) -> None:
+    run = cli("plan", "--stack", stack)
+    assert run.code == 0, run.output
+    assert f"stack {stack}" in run.stdout
+    assert run.stderr == ""
+
+
+def test_plan_json_is_one_document_with_every_resource() -> None:
+    run = cli("plan", "--stack", "dev", "--json")
+    assert run.code == 0, run.output
+    document = json.loads(run.stdout)
+    assert document["stack"] == "dev"
+    assert len(document["resources"]) == len(planned("dev").resources)
+
+
+def test_render_writes_kubernetes_files_and_resources_json(tmp_path: Path) -> None:
+    run = cli("render", "--stack", "dev", "--out", tmp_path)
+    assert run.code == 0, run.output
+    files = {p.name for p in (tmp_path / "kubernetes").glob("*.yaml")}
+    assert "namespace-team-a.yaml" in files  # cluster-scoped: no namespace part
+    assert "serviceaccount-team-a-ray-workload.yaml" in files
+    namespace = yaml.safe_load((tmp_path / "kubernetes" / "namespace-team-a.yaml").read_text())
+    assert namespace["kind"] == "Namespace" and namespace["metadata"]["name"] == "team-a"
+    resources = json.loads((tmp_path / "resources.json").read_text())["resources"]
+    assert {"type", "name", "parent", "inputs", "dependsOn"} <= set(resources[0])
+    assert len(resources) == len(planned("dev").resources)
+
+
+def test_render_replaces_stale_files(tmp_path: Path) -> None:
+    (tmp_path / "kubernetes").mkdir()
+    (tmp_path / "kubernetes" / "configmap-old-leftover.yaml").write_text("{}")
+    assert cli("render", "--stack", "local", "--out", tmp_path).code == 0
+    assert not (tmp_path / "kubernetes" / "configmap-old-leftover.yaml").exists()
+
+
+def test_config_file_from_any_path(tmp_path: Path) -> None:
+    copy = tmp_path / "elsewhere.yaml"
+    copy.write_text((PROJECT_ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    run = cli("plan", "--config", copy)
+    assert run.code == 0, run.output
+    assert "stack elsewhere" in run.stdout
+
+
+def test_unknown_stack_names_the_known_ones() -> None:
+    run = cli("plan", "--stack", "staging")
+    assert run.code == 1
+    assert run.error_lines == [
+        "error: --stack staging: no stack file Pulumi.staging.yaml in stacks/; stacks are dev, "
+        "local, prod (or pass --config FILE)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "path"),
+    [
+        ("", "Pulumi.test.yaml"),
+        ("config: [1, 2\n", "Pulumi.test.yaml"),
+        ("- just\n- a list\n", "Pulumi.test.yaml"),
+        ("config: 7\n", "config"),
+        ("confg:\n  aks-ray-platform:location: eastus2\n", "confg"),
+    ],
+    ids=["empty", "unparseable", "not-a-map", "config-not-a-map", "misspelt-config"],
+)
+def test_files_that_are_not_stack_files(tmp_path: Path, text: str, path: str) -> None:
+    stack = tmp_path / "Pulumi.test.yaml"
+    stack.write_text(text)
+    result = cli("plan", "--config", stack)
+    assert result.code == 1
+    assert "Traceback" not in result.output
+    assert len(result.error_lines) == 1 and path in result.error_lines[0]
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    run = cli("plan", "--config", tmp_path / "nope.yaml")
+    assert run.code == 1 and "cannot read the stack file" in run.stderr
+
+
+def test_help_lists_both_commands() -> None:
+    run = cli("--help")
+    assert run.code == 0
+    assert "plan" in run.stdout and "render" in run.stdout
+
+
+def test_console_script_runs_as_a_process_without_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "Pulumi.bad.yaml"
+    bad.write_text(
+        "config:\n  aks-ray-platform:cluster: {gpuPools: [{name: a100, "
+        "vmSize: Standard_Nope, maxCount: 1}]}\n"
+    )
+    process = subprocess.run(
+        [sys.executable, "-m", "aksray.cli", "plan", "--config", str(bad)],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        check=False,
+        timeout=120,
+    )
+    assert process.returncode == 1
+    assert "Traceback" not in process.stderr + process.stdout
+    assert process.stderr.startswith("error: cluster.gpuPools[0].vmSize: unknown VM size")
+
+
+def test_secret_given_in_plain_text_registers_nothing(tmp_path: Path) -> None:
+    document = yaml.safe_load((PROJECT_ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
+    document["config"]["aks-ray-platform:huggingfaceToken"] = "hf_plaintext"
+    assert_rejected(tmp_path, document, "huggingfaceToken")

@@ -1,0 +1,78 @@
+"""The offline runner: what it records, how it masks secrets, and that each run is fresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from aksray.mocks import is_placeholder
+from aksray.runner import PROJECT_ROOT, run_program, stack_file
+from aksray.stackfile import load_stack_config
+from tests.harness import one, planned
+
+
+def test_records_type_name_parent_inputs_and_provider() -> None:
+    result = planned("dev")
+    namespace = one(result, "kubernetes:core/v1:Namespace", "aksray-teams-team-a")
+    assert namespace.inputs["metadata"]["name"] == "team-a"
+    assert namespace.parent is not None and namespace.parent.endswith("::aksray-teams")
+    provider = one(result, "pulumi:providers:kubernetes", "aksray-cluster-k8s")
+    assert namespace.provider_urn == provider.urn
+
+
+def test_dependencies_include_implicit_edges_through_outputs() -> None:
+    result = planned("dev")
+    cluster = one(result, "azure-native:containerservice:ManagedCluster", "aksray-cluster-aks")
+    group = one(result, "azure-native:resources:ResourceGroup", "aksray-cluster-rg")
+    assert group.urn in cluster.depends_on  # only through resource_group_name=group.name
+
+
+def test_unknown_at_deploy_values_are_visible_placeholders() -> None:
+    outputs = planned("dev").outputs
+    assert is_placeholder(outputs["oidcIssuerUrl"])
+    assert outputs["kubeconfig"] == "[secret]"
+
+
+def test_each_run_is_fresh_and_deterministic() -> None:
+    first = run_program(stack_file("local"), stack="local")
+    second = run_program(stack_file("local"), stack="local")
+    assert [r.to_json() for r in first.resources] == [r.to_json() for r in second.resources]
+    assert all(":local::" in r.urn for r in first.resources)
+
+
+def test_structured_values_reach_the_program_as_pulumi_passes_them(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.x.yaml"
+    stack.write_text(
+        yaml.safe_dump(
+            {
+                "config": {
+                    "aks-ray-platform:cluster": {"mode": "existing", "renderYamlTo": "out/x"},
+                    "aks-ray-platform:huggingfaceToken": {"secure": "v1:abc"},
+                    "location": "westeurope",
+                }
+            }
+        )
+    )
+    config = load_stack_config(stack, project_file=PROJECT_ROOT / "Pulumi.yaml")
+    assert config.values["aks-ray-platform:cluster"] == (
+        '{"mode": "existing", "renderYamlTo": "out/x"}'
+    )
+    assert config.values["aks-ray-platform:location"] == "westeurope"
+    assert config.values["aks-ray-platform:huggingfaceToken"] == "[secret]"
+    assert config.secret_keys == {"aks-ray-platform:huggingfaceToken"}
+
+
+def test_project_defaults_apply(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.x.yaml"
+    stack.write_text("config:\n  aks-ray-platform:storage: {enabled: false}\n")
+    config = load_stack_config(stack, project_file=PROJECT_ROOT / "Pulumi.yaml")
+    assert config.values["aks-ray-platform:location"] == "eastus2"
+
+
+def test_invalid_config_registers_nothing(tmp_path: Path) -> None:
+    stack = tmp_path / "Pulumi.bad.yaml"
+    stack.write_text("config:\n  aks-ray-platform:cluster: {mode: existing}\n")
+    result = run_program(stack)
+    assert str(result.problems[0]).startswith("cluster.kubeconfigContext: ")
+    assert result.resources == []

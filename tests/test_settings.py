@@ -1,0 +1,400 @@
+"""Every validation rule of the stack config, fed through the CLI as a user would hit it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pytest
+
+from components.settings import SettingsError, parse_settings
+from tests.harness import P, assert_rejected, mutated, planned
+
+Config = dict[str, Any]
+
+
+def _gpu_pool(config: Config) -> Config:
+    pool: Config = config[P + "cluster"]["gpuPools"][0]
+    return pool
+
+
+def _team(config: Config) -> Config:
+    team: Config = config[P + "scheduling"]["departments"][0]["teams"][0]
+    return team
+
+
+def _add_team(config: Config, **team: Any) -> None:
+    config[P + "scheduling"]["departments"][0]["teams"].append(team)
+
+
+def _set(path: list[str | int], value: Any) -> Callable[[Config], None]:
+    def mutate(config: Config) -> None:
+        node: Any = config
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+
+    return mutate
+
+
+TEAM: list[str | int] = [P + "scheduling", "departments", 0, "teams", 0]
+POOL: list[str | int] = [P + "cluster", "gpuPools", 0]
+T = "scheduling.departments[0].teams[0]"
+G = "cluster.gpuPools[0]"
+
+CASES: list[tuple[str, Callable[[Config], None], str, str]] = [
+    # (case id, mutation of the dev stack, config path the error names, a word the fix carries)
+    (
+        "unknown-vm-size",
+        _set([*POOL, "vmSize"], "Standard_NC24ads_A100"),
+        f"{G}.vmSize",
+        "Standard_NC24ads_A100_v4",
+    ),
+    (
+        "cpu-size-for-gpu-pool",
+        _set([*POOL, "vmSize"], "Standard_D8ds_v6"),
+        f"{G}.vmSize",
+        "not a GPU size",
+    ),
+    (
+        "unknown-cpu-pool-size",
+        _set([P + "cluster", "cpuPool", "vmSize"], "Standard_Q9"),
+        "cluster.cpuPool.vmSize",
+        "Standard_D8ds_v6",
+    ),
+    ("min-above-max", _set([*POOL, "minCount"], 6), f"{G}.minCount", "maxCount"),
+    (
+        "cpu-pool-min-above-max",
+        _set([P + "cluster", "cpuPool", "minCount"], 4),
+        "cluster.cpuPool.minCount",
+        "maxCount",
+    ),
+    ("negative-count", _set([*POOL, "maxCount"], -1), f"{G}.maxCount", "whole number"),
+    ("fractional-count", _set([*POOL, "minCount"], 0.5), f"{G}.minCount", "whole number"),
+    ("string-count", _set([*POOL, "maxCount"], "five"), f"{G}.maxCount", "whole number"),
+    ("huge-count", _set([*POOL, "maxCount"], 10**12), f"{G}.maxCount", "1000"),
+    (
+        "system-pool-zero",
+        _set([P + "cluster", "systemPool", "count"], 0),
+        "cluster.systemPool.count",
+        "whole number",
+    ),
+    (
+        "negative-gpu-quota",
+        _set([*TEAM, "quota", "a100", "gpu"], -2),
+        f"{T}.quota.a100.gpu",
+        "whole number",
+    ),
+    (
+        "fractional-gpu-quota",
+        _set([*TEAM, "quota", "a100", "gpu"], 1.5),
+        f"{T}.quota.a100.gpu",
+        "whole number",
+    ),
+    (
+        "malformed-memory",
+        _set([*TEAM, "quota", "cpu", "memory"], "64Gb"),
+        f"{T}.quota.cpu.memory",
+        "64Gi",
+    ),
+    ("malformed-cpu", _set([*TEAM, "quota", "cpu", "cpu"], "eight"), f"{T}.quota.cpu.cpu", "500m"),
+    (
+        "memory-with-milli",
+        _set([*TEAM, "quota", "cpu", "memory"], "500m"),
+        f"{T}.quota.cpu.memory",
+        "64Gi",
+    ),
+    (
+        "gpu-on-cpu-flavor",
+        _set([*TEAM, "quota", "cpu", "gpu"], 1),
+        f"{T}.quota.cpu.gpu",
+        "GPU pool",
+    ),
+    (
+        "duplicate-pool",
+        lambda c: c[P + "cluster"]["gpuPools"].append(dict(_gpu_pool(c))),
+        "cluster.gpuPools[1].name",
+        "duplicate",
+    ),
+    ("reserved-pool-name", _set([*POOL, "name"], "cpu"), f"{G}.name", "reserved"),
+    ("pool-name-not-aks", _set([*POOL, "name"], "A100-Pool"), f"{G}.name", "lowercase"),
+    ("pool-name-too-long", _set([*POOL, "name"], "gpupoolnumber1"), f"{G}.name", "1-12"),
+    (
+        "duplicate-team",
+        lambda c: _add_team(c, name="team-a", namespace="team-z"),
+        "scheduling.departments[0].teams[1].name",
+        "duplicate team",
+    ),
+    (
+        "duplicate-namespace",
+        lambda c: _add_team(c, name="team-b", namespace="team-a"),
+        "scheduling.departments[0].teams[1].namespace",
+        "duplicate namespace",
+    ),
+    (
+        "duplicate-department",
+        lambda c: c[P + "scheduling"]["departments"].append(
+            {"name": "research", "teams": [{"name": "team-b"}]}
+        ),
+        "scheduling.departments[1].name",
+        "duplicate department",
+    ),
+    ("team-not-dns-label", _set([*TEAM, "name"], "Team_A"), f"{T}.name", "DNS-1123"),
+    ("namespace-not-dns-label", _set([*TEAM, "namespace"], "team.a"), f"{T}.namespace", "DNS-1123"),
+    (
+        "department-not-dns-label",
+        _set([P + "scheduling", "departments", 0, "name"], "R&D"),
+        "scheduling.departments[0].name",
+        "DNS-1123",
+    ),
+    ("team-named-default", _set([*TEAM, "name"], "default"), f"{T}.name", "default"),
+    (
+        "local-queue-named-default",
+        _set([*TEAM, "localQueue"], "default"),
+        f"{T}.localQueue",
+        "default",
+    ),
+    (
+        "team-in-kube-system",
+        _set([*TEAM, "namespace"], "kube-system"),
+        f"{T}.namespace",
+        "own namespace",
+    ),
+    ("quota-unknown-flavor", _set([*TEAM, "quota", "h100"], {"gpu": 8}), f"{T}.quota.h100", "a100"),
+    (
+        "borrowing-unknown-flavor",
+        _set([*TEAM, "borrowingLimit"], {"h100": {"gpu": 1}}),
+        f"{T}.borrowingLimit.h100",
+        "flavors are",
+    ),
+    (
+        "lending-above-quota",
+        _set([*TEAM, "lendingLimit"], {"a100": {"gpu": 9}}),
+        f"{T}.lendingLimit.a100.gpu",
+        "nominal",
+    ),
+    (
+        "limit-without-quota",
+        lambda c: (
+            _set([*TEAM, "borrowingLimit"], {"cpu": {"cpu": 1}})(c) or _team(c)["quota"].pop("cpu")
+        ),
+        f"{T}.borrowingLimit.cpu",
+        "no quota",
+    ),
+    (
+        "workload-unknown-team",
+        _set([P + "workloads", "vllm-batch", "team"], "team-x"),
+        "workloads.vllm-batch.team",
+        "team-a",
+    ),
+    (
+        "workload-unknown-priority",
+        _set([P + "workloads", "llm-serve", "priority"], "urgent"),
+        "workloads.llm-serve.priority",
+        "inference",
+    ),
+    (
+        "enabled-workload-without-team",
+        lambda c: c[P + "workloads"]["vllm-batch"].pop("team"),
+        "workloads.vllm-batch.team",
+        "required",
+    ),
+    (
+        "unknown-workload",
+        _set([P + "workloads", "stable-diffusion"], {"enabled": True}),
+        "workloads.stable-diffusion",
+        "qwen-lora",
+    ),
+    (
+        "option-on-wrong-workload",
+        _set([P + "workloads", "vllm-batch", "workers"], 2),
+        "workloads.vllm-batch.workers",
+        "unknown key",
+    ),
+    (
+        "zero-workers",
+        _set([P + "workloads", "qwen-lora", "workers"], 0),
+        "workloads.qwen-lora.workers",
+        "whole number",
+    ),
+    (
+        "existing-without-context",
+        _set([P + "cluster", "mode"], "existing"),
+        "cluster.kubeconfigContext",
+        "context",
+    ),
+    (
+        "context-in-aks-mode",
+        _set([P + "cluster", "kubeconfigContext"], "kind-dev"),
+        "cluster.kubeconfigContext",
+        "existing",
+    ),
+    ("unknown-mode", _set([P + "cluster", "mode"], "eks"), "cluster.mode", "aks, existing"),
+    (
+        "unknown-driver",
+        _set([P + "cluster", "gpuDriver"], "nvidia"),
+        "cluster.gpuDriver",
+        "operator, aks",
+    ),
+    (
+        "version-as-number",
+        _set([P + "cluster", "kubernetesVersion"], 1.35),
+        "cluster.kubernetesVersion",
+        "quote",
+    ),
+    (
+        "storage-off-with-blob-workloads",
+        _set([P + "storage", "enabled"], False),
+        "workloads.aurora-finetune.enabled",
+        "storage.enabled",
+    ),
+    (
+        "missing-container",
+        _set([P + "storage", "containers"], ["datasets", "checkpoints"]),
+        "workloads.qwen-lora.enabled",
+        "models",
+    ),
+    (
+        "bad-container-name",
+        _set([P + "storage", "containers"], ["Data_Sets"]),
+        "storage.containers[0]",
+        "lowercase",
+    ),
+    ("not-a-bool", _set([P + "storage", "protect"], "yes"), "storage.protect", "true or false"),
+    ("unknown-top-level-key", _set([P + "clustr"], {"mode": "aks"}), "clustr", "cluster"),
+    ("unknown-cluster-key", _set([P + "cluster", "gpuPool"], []), "cluster.gpuPool", "gpuPools"),
+    ("unknown-pool-key", _set([*POOL, "maxcount"], 4), f"{G}.maxcount", "maxCount"),
+    ("unknown-team-key", _set([*TEAM, "quotas"], {}), f"{T}.quotas", "quota"),
+    (
+        "unknown-resource-key",
+        _set([*TEAM, "quota", "a100", "gpus"], 4),
+        f"{T}.quota.a100.gpus",
+        "gpu",
+    ),
+    (
+        "unknown-workload-key",
+        _set([P + "workloads", "llm-serve", "enable"], True),
+        "workloads.llm-serve.enable",
+        "enabled",
+    ),
+    (
+        "unknown-storage-key",
+        _set([P + "storage", "protected"], True),
+        "storage.protected",
+        "protect",
+    ),
+    (
+        "plain-text-token",
+        _set([P + "huggingfaceToken"], "hf_abcdef"),
+        "huggingfaceToken",
+        "--secret",
+    ),
+    ("cluster-not-a-map", _set([P + "cluster"], "aks"), "cluster", "map"),
+    ("bad-location", _set([P + "location"], "East US 2"), "location", "eastus2"),
+]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "fix"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_bad_config_is_rejected_with_its_path(
+    tmp_path: Path, mutate: Callable[[Config], None], path: str, fix: str
+) -> None:
+    run = assert_rejected(tmp_path, mutated("dev", mutate), path)
+    line = next(line for line in run.error_lines if line.startswith(f"error: {path}: "))
+    assert fix in line
+
+
+def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
+    def break_three_things(config: Config) -> None:
+        _gpu_pool(config)["vmSize"] = "Standard_NC1"
+        _team(config)["quota"]["cpu"]["memory"] = "64Gb"
+        config[P + "workloads"]["llm-serve"]["priority"] = "urgent"
+
+    run = assert_rejected(tmp_path, mutated("dev", break_three_things), f"{G}.vmSize")
+    paths = [line.split(": ")[1] for line in run.error_lines]
+    assert paths == [f"{G}.vmSize", f"{T}.quota.cpu.memory", "workloads.llm-serve.priority"]
+
+
+def test_unknown_vm_size_lists_the_known_sizes(tmp_path: Path) -> None:
+    run = assert_rejected(
+        tmp_path, mutated("dev", _set([*POOL, "vmSize"], "Standard_X")), f"{G}.vmSize"
+    )
+    for size in (
+        "Standard_NC24ads_A100_v4",
+        "Standard_ND96isr_H100_v5",
+        "Standard_NC4as_T4_v3",
+        "Standard_NV36ads_A10_v5",
+        "Standard_NC6s_v3",
+    ):
+        assert size in run.stderr
+
+
+def test_valid_stacks_parse_to_the_documented_model() -> None:
+    settings = planned("dev").settings
+    assert settings.cluster.flavors == ("cpu", "a100")
+    pool = settings.cluster.gpu_pools[0]
+    assert (pool.name, pool.vm_size, pool.min_count, pool.max_count, pool.spot) == (
+        "a100",
+        "Standard_NC24ads_A100_v4",
+        0,
+        5,
+        False,
+    )
+    team = settings.scheduling.team("team-a")
+    assert team.namespace == "team-a" and team.local_queue == "team-a"
+    assert team.quota["a100"].gpu == 5 and team.quota["a100"].cpu_millis is None
+    assert team.quota["cpu"].cpu_millis == 8000
+    assert team.quota["cpu"].memory_bytes == 32 * 1024**3
+    assert {w.name for w in settings.enabled_workloads} == {
+        "aurora-finetune",
+        "qwen-lora",
+        "vllm-batch",
+        "llm-serve",
+    }
+    assert next(w for w in settings.workloads if w.name == "qwen-lora").workers == 4
+
+
+def test_settings_are_frozen() -> None:
+    settings = planned("dev").settings
+    with pytest.raises(AttributeError):
+        settings.location = "westeurope"
+    with pytest.raises(TypeError):
+        settings.scheduling.team("team-a").quota["a100"] = None
+
+
+def test_defaults_apply_when_sections_are_left_out() -> None:
+    settings = parse_settings({}, stack="empty")
+    assert settings.location == "eastus2"
+    assert settings.cluster.mode == "aks" and settings.cluster.gpu_driver == "operator"
+    assert settings.storage.containers == ("datasets", "checkpoints", "models")
+    assert settings.storage.enabled and not settings.storage.protect
+    assert not settings.cluster.local_accounts
+    assert settings.enabled_workloads == ()
+
+
+def test_zero_is_kept_not_replaced_by_a_default() -> None:
+    settings = parse_settings(
+        {
+            "cluster": {
+                "gpuPools": [
+                    {"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "minCount": 0, "maxCount": 1}
+                ]
+            }
+        },
+        stack="zero",
+    )
+    assert settings.cluster.gpu_pools[0].min_count == 0
+
+
+def test_settings_error_is_a_pulumi_run_error_with_one_line_per_problem() -> None:
+    with pytest.raises(SettingsError) as raised:
+        parse_settings({"location": "X", "zzz": "blue"}, stack="bad")
+    assert isinstance(raised.value, pulumi.RunError)
+    assert [str(p) for p in raised.value.problems] == [
+        "zzz: unknown key; known keys here: location, cluster, storage, scheduling, "
+        "workloads, operators, huggingfaceToken",
+        "location: 'X' is not valid: an Azure region name such as eastus2 or westeurope",
+    ]

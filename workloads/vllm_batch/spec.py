@@ -1,0 +1,12 @@
+from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
+
+SPEC = WorkloadSpec(
+    name="vllm-batch",
+    package="vllm_batch",
+    kind="RayJob",
+    default_priority="train",
+    head=PodShape(cpu="2", memory="8Gi"),
+    workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
+    containers=("datasets", "models"),
+    description="ray.data.llm batch inference with the LoRA adapter from Blob",
+)
