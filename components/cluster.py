@@ -50,9 +50,8 @@ class AksCluster(pulumi.ComponentResource):
                 f"{name}-k8s",
                 context=settings.kubeconfig_context or None,
                 render_yaml_to_directory=render_to,
-                # An existing cluster may already hold objects we manage (e.g. namespaces):
-                # adopt them instead of failing the deploy.
-                upsert_existing_objects=True,
+                # Provider 4.25 applies server-side and adopts objects that already exist on an
+                # existing cluster (from 4.29 on that needs `upsert_existing_objects=True`).
                 opts=child,
             )
             self.ready = []
