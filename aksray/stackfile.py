@@ -110,7 +110,7 @@ def load_stack_config(
     unknown = [k for k in document if k != "config" and str(k).lower() not in _NON_CONFIG_KEYS]
     if unknown:
         raise StackFileError(
-            f"{name}: {unknown[0]}",
+            f"{name}: {unknown[0]!r}",
             "unknown top-level key; a stack file holds `config:` (and secrets provider settings)",
         )
     config = document.get("config")

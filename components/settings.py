@@ -205,7 +205,7 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        return _printable(f"{self.path}: {self.message}")
 
 
 class SettingsError(pulumi.RunError):
@@ -222,6 +222,11 @@ class SettingsError(pulumi.RunError):
 # --------------------------------------------------------------------------------------------
 # A small reader that walks the raw config with paths and collects problems
 # --------------------------------------------------------------------------------------------
+
+
+def _printable(text: str) -> str:
+    """One line, whatever a stack file held: control characters are shown escaped."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _describe(value: object) -> str:
