@@ -45,15 +45,29 @@ def kubernetes_documents(result: RunResult) -> dict[str, dict[str, Any]]:
         if is_kubernetes_object(resource):
             documents[object_file_name(resource.inputs)] = resource.inputs
         elif resource.type in _HELM_RELEASE_TYPES:
-            inputs = resource.inputs
-            documents[helm_release_file_name(resource)] = {
-                "chart": inputs.get("chart"),
-                "version": inputs.get("version"),
-                "repository": (inputs.get("repositoryOpts") or {}).get("repo"),
-                "namespace": inputs.get("namespace"),
-                "values": inputs.get("values") or {},
-            }
+            documents[helm_release_file_name(resource)] = helm_release_document(resource)
     return documents
+
+
+def helm_release_document(resource: RecordedResource) -> dict[str, Any]:
+    """A release as what Helm is asked for: chart, version, repository, namespace and values.
+
+    An OCI chart is registered as one reference (`oci://host/path/chart`) with no repository
+    option; it is shown split the same way as a chart from an https repository.
+    """
+    inputs = resource.inputs
+    chart = inputs.get("chart")
+    repository = (inputs.get("repositoryOpts") or {}).get("repo")
+    if repository is None and isinstance(chart, str) and chart.startswith("oci://"):
+        repository, chart = chart.rsplit("/", 1)
+    return {
+        "release": inputs.get("name") or resource.name,
+        "chart": chart,
+        "version": inputs.get("version"),
+        "repository": repository,
+        "namespace": inputs.get("namespace"),
+        "values": inputs.get("values") or {},
+    }
 
 
 def write_render(result: RunResult, out_dir: Path) -> tuple[int, Path]:

@@ -6,12 +6,14 @@ import pulumi
 
 from components.cluster import AksCluster
 from components.namespaces import TeamNamespaces
+from components.operators import ClusterOperators
 from components.settings import Settings
 
 
 class Platform(pulumi.ComponentResource):
     cluster: AksCluster
     namespaces: TeamNamespaces
+    operators: ClusterOperators
 
     def __init__(
         self, name: str, settings: Settings, opts: pulumi.ResourceOptions | None = None
@@ -27,6 +29,13 @@ class Platform(pulumi.ComponentResource):
         self.namespaces = TeamNamespaces(
             f"{name}-teams",
             settings.scheduling.teams,
+            provider=self.cluster.provider,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        # GPU Operator, KubeRay, Kueue, KAI: on the CPU pool, which the provider waits for.
+        self.operators = ClusterOperators(
+            f"{name}-operators",
+            settings,
             provider=self.cluster.provider,
             opts=pulumi.ResourceOptions(parent=self),
         )

@@ -24,6 +24,11 @@ from pulumi.runtime import config as runtime_config
 from manifests.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
 from manifests.priorities import PRIORITY_CLASSES
 from manifests.quantity import QuantityError, parse_cpu_millis, parse_memory_bytes
+from manifests.versions import (
+    CHARTS,
+    KAI_RESOURCE_RESERVATION_NAMESPACE,
+    KAI_SCALE_ADJUST_NAMESPACE,
+)
 from manifests.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
 from workloads.catalog import WORKLOADS
 
@@ -39,10 +44,9 @@ RESERVED_NAMESPACES: Final = frozenset(
         "kube-system",
         "kube-public",
         "kube-node-lease",
-        "gpu-operator",
-        "kuberay-system",
-        "kueue-system",
-        "kai-scheduler",
+        *(chart.namespace for chart in CHARTS),
+        KAI_RESOURCE_RESERVATION_NAMESPACE,
+        KAI_SCALE_ADJUST_NAMESPACE,
     }
 )
 DEFAULT_CONTAINERS: Final = ("datasets", "checkpoints", "models")
@@ -179,6 +183,9 @@ class WorkloadSettings:
 class OperatorSettings:
     metrics: bool  # Prometheus metrics endpoints of Kueue and friends
     gpu_sharing: bool  # KAI fractional GPU sharing
+    # Install the GPU Operator, KubeRay, Kueue and KAI. False: the cluster already runs them
+    # (an existing cluster), or nothing can be installed (rendering YAML offline).
+    install: bool
 
 
 @dataclass(frozen=True)
@@ -837,6 +844,30 @@ def _parse_workloads(
     return tuple(result)
 
 
+_OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing")
+
+
+def _parse_operators(
+    raw: _Map | None, problems: list[Problem], cluster: ClusterSettings
+) -> OperatorSettings:
+    section = raw or _Map({}, "operators", problems, _OPERATOR_KEYS)
+    install = section.boolean("install", True)
+    if install and cluster.render_yaml_to:
+        # A Helm release is installed by the provider talking to the cluster itself; it is never
+        # written to the render directory, so a render-only stack would install into whatever
+        # cluster the kube context reaches (or fail without one).
+        section.problem(
+            _join(section.path, "install"),
+            "must be false when cluster.renderYamlTo is set: Helm releases cannot be rendered "
+            "to YAML; set `operators: {install: false}` (the cluster must run the operators)",
+        )
+    return OperatorSettings(
+        metrics=section.boolean("metrics", False),
+        gpu_sharing=section.boolean("gpuSharing", False),
+        install=install,
+    )
+
+
 def parse_settings(
     raw: Mapping[str, Any],
     *,
@@ -862,11 +893,7 @@ def parse_settings(
     workloads = _parse_workloads(
         top.mapping("workloads", tuple(WORKLOADS)), problems, scheduling, storage
     )
-    operators_map = top.mapping("operators", ("metrics", "gpuSharing"))
-    operators = OperatorSettings(
-        metrics=operators_map.boolean("metrics", False) if operators_map else False,
-        gpu_sharing=operators_map.boolean("gpuSharing", False) if operators_map else False,
-    )
+    operators = _parse_operators(top.mapping("operators", _OPERATOR_KEYS), problems, cluster)
     if top.has("huggingfaceToken") and "huggingfaceToken" not in secret_keys:
         top.problem(
             "huggingfaceToken",

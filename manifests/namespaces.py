@@ -51,3 +51,16 @@ def team_service_account(
         # Ray pods call no Kubernetes API; keep the token out of them unless a pod asks.
         "automountServiceAccountToken": False,
     }
+
+
+def operator_namespace(name: str, *, privileged: bool) -> dict[str, Any]:
+    """A namespace the stack owns for one operator release (created before, deleted after it).
+
+    `privileged`: the GPU Operator's node agents (driver, toolkit, device plugin) need host access
+    and privileged containers, so its namespace must admit them under any cluster-wide
+    Pod Security default. The other operators keep the cluster's default.
+    """
+    labels: dict[str, str] = dict(MANAGED_BY)
+    if privileged:
+        labels["pod-security.kubernetes.io/enforce"] = "privileged"
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name, "labels": labels}}

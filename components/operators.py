@@ -1,0 +1,150 @@
+"""The cluster software: NVIDIA GPU Operator, KubeRay, Kueue and KAI Scheduler, pinned.
+
+Each chart is one `helm.v3.Release` (Helm itself installs it), never a `helm.v4.Chart` (which
+templates client-side, drops Helm hooks and turns the chart's `crds/` into stack resources):
+
+- GPU Operator: its CRD upgrade runs as a pre-upgrade hook and the ClusterPolicy cleanup as a
+  pre-delete hook; the bundled NFD chart cleans its node labels in a post-delete hook.
+- KAI Scheduler: a pre-install/pre-upgrade hook installs and upgrades its CRDs, a post-install
+  hook applies the `kai-config` Config that makes the operator deploy the scheduler at all, and
+  a post-delete hook cleans up. Without hooks KAI would not run.
+- Kueue: no hooks, but the release must count as created only when Kueue's admission webhook
+  serves (a RayJob created earlier is never suspended and bypasses quota). A Release waits
+  (`skipAwait` stays false) until the controller Deployment is available, and Kueue reports ready
+  only once its certificates are in place and its webhook server listens
+  (`cmd/kueue/main.go` readyz check at v0.19.2). One resource is one edge to depend on.
+- KubeRay: no hooks either; a Release keeps the four charts alike and waits for the operator.
+  Helm installs `crds/` on first install only: bumping KubeRay needs its CRDs applied by hand
+  (see README).
+
+Every release gets a namespace the stack creates first and deletes last. Dependents (queues,
+workloads) depend on the release that installs their CRDs, so `pulumi destroy` deletes them
+while the operators whose webhooks and finalizers they need still run.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.k8s_objects import create_object
+from components.settings import Settings
+from manifests.helm_values import (
+    gpu_operator_values,
+    kai_scheduler_values,
+    kuberay_operator_values,
+    kueue_values,
+)
+from manifests.namespaces import operator_namespace
+from manifests.versions import (
+    GPU_OPERATOR,
+    KAI_SCHEDULER,
+    KUBERAY_OPERATOR,
+    KUEUE,
+    HelmChart,
+)
+
+# Helm's wait on a cold CPU pool (node scale-up, image pulls, install hooks) can exceed the
+# provider's 300 s default.
+RELEASE_TIMEOUT_SECONDS: Final = 600
+
+
+class ClusterOperators(pulumi.ComponentResource):
+    """The four operator releases; each attribute is None when the stack does not install them."""
+
+    gpu_operator: pulumi.Resource | None
+    kuberay: pulumi.Resource | None
+    kueue: pulumi.Resource | None  # created only once Kueue's webhook serves
+    kai: pulumi.Resource | None
+    namespaces: dict[str, pulumi.Resource]  # by release name
+
+    def __init__(
+        self,
+        name: str,
+        settings: Settings,
+        *,
+        provider: k8s.Provider,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("aksray:platform:ClusterOperators", name, None, opts)
+        self.namespaces = {}
+        operators = settings.operators
+        if not operators.install:
+            self.gpu_operator = self.kuberay = self.kueue = self.kai = None
+            self.register_outputs({"installed": False})
+            return
+
+        driver = settings.cluster.gpu_driver
+        self.gpu_operator = self._release(
+            name,
+            GPU_OPERATOR,
+            gpu_operator_values(driver, metrics=operators.metrics),
+            provider,
+        )
+        self.kuberay = self._release(
+            name, KUBERAY_OPERATOR, kuberay_operator_values(metrics=operators.metrics), provider
+        )
+        # Kueue after KubeRay: its RayJob and RayService integrations then find the Ray CRDs when
+        # Kueue starts, so "Kueue ready" also means "Kueue manages RayJobs and RayServices".
+        self.kueue = self._release(
+            name,
+            KUEUE,
+            kueue_values(metrics=operators.metrics),
+            provider,
+            depends_on=[self.kuberay],
+        )
+        self.kai = self._release(
+            name,
+            KAI_SCHEDULER,
+            kai_scheduler_values(driver, gpu_sharing=operators.gpu_sharing),
+            provider,
+        )
+        self.register_outputs(
+            {
+                "installed": True,
+                "releases": {
+                    chart.release: f"{chart.chart}@{chart.version}"
+                    for chart in (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
+                },
+            }
+        )
+
+    def _release(
+        self,
+        name: str,
+        chart: HelmChart,
+        values: dict[str, Any],
+        provider: k8s.Provider,
+        depends_on: list[pulumi.Resource] | None = None,
+    ) -> k8s.helm.v3.Release:
+        namespace = create_object(
+            f"{name}-{chart.release}-namespace",
+            operator_namespace(chart.namespace, privileged=chart is GPU_OPERATOR),
+            pulumi.ResourceOptions(parent=self, provider=provider),
+        )
+        self.namespaces[chart.release] = namespace
+        repository = (
+            k8s.helm.v3.RepositoryOptsArgs(repo=chart.repository_url)
+            if chart.repository_url
+            else None
+        )
+        return k8s.helm.v3.Release(
+            f"{name}-{chart.release}",
+            k8s.helm.v3.ReleaseArgs(
+                # A fixed release name: the charts derive their object names from it.
+                name=chart.release,
+                chart=chart.chart_ref,
+                version=chart.version,
+                repository_opts=repository,
+                namespace=chart.namespace,
+                create_namespace=False,
+                values=values,
+                skip_await=False,
+                timeout=RELEASE_TIMEOUT_SECONDS,
+            ),
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=provider, depends_on=[namespace, *(depends_on or [])]
+            ),
+        )

@@ -1,0 +1,210 @@
+"""Helm values for the four cluster operators: pure functions of the stack settings.
+
+Every key path set here exists in the pinned chart's default `values.yaml` (the tests check each
+one against the upstream file), because Helm silently ignores a misspelt key.
+
+Placement: every controller, webhook and install hook runs on the CPU pool (never on the tainted
+system pool, never on a GPU node). The GPU Operator's node agents are the exception by design:
+they must run on the GPU nodes, so they tolerate the GPU taint and the AKS spot taint.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import yaml
+
+from manifests.pools import (
+    CPU_POOL_NAME,
+    GPU_TAINT,
+    SPOT_TAINT,
+    pool_node_labels,
+    tolerations_for,
+)
+from manifests.versions import (
+    KAI_IMAGE_TAG,
+    KAI_REGISTRY,
+    KUBERAY_OPERATOR_IMAGE,
+    KUEUE_CONFIG_API_VERSION,
+    KUEUE_IMAGE,
+)
+
+GPU_DRIVER_MODES: Final = ("operator", "aks")
+
+# The RuntimeClass GPU pods run with. The GPU Operator creates it under the name (and handler)
+# `operator.runtimeClass`; AKS-managed GPU nodes configure containerd with the handler
+# `nvidia-container-runtime`, the operator's own toolkit with `nvidia`.
+RUNTIME_CLASS_BY_DRIVER: Final[dict[str, str]] = {
+    "operator": "nvidia",
+    "aks": "nvidia-container-runtime",
+}
+
+# The name KubeRay's scheduler plugin and KAI's scheduler share.
+KAI_SCHEDULER_NAME: Final = "kai-scheduler"
+
+# The Kueue integrations our workloads need, by the kind of object each workload is.
+#
+# `ray.io/raycluster` stays off on purpose. We create no standalone RayClusters: the RayClusters
+# here belong to a RayJob or the RayService, and Kueue manages those through their owner (the
+# RayService is a top-level Kueue job since v0.17). The RayService controller owns its RayCluster
+# and keeps rewriting its spec (a zero-downtime upgrade even creates a second one). With the
+# RayCluster integration on, Kueue claims that same RayCluster too (it inherits the queue-name
+# label), and the two controllers fight over its `spec.suspend`: a RayService's cluster stuck
+# suspended is the known failure, and the Azure aks-kueue sample removed the integration for it.
+# Kueue 0.19 skips a RayCluster whose owner it already manages, so turning it on would gain
+# nothing but that second claimant. With it off, Kueue answers RayCluster admission with a no-op
+# webhook; a RayCluster applied by hand is not queued by Kueue (KAI still holds it to the team's
+# quota).
+#
+# `pod`, `deployment` and `statefulset` (in the chart's default list) stay off too: the chart gives
+# their webhooks failurePolicy Fail only when they are listed, and then, while Kueue is down, no
+# pod, Deployment or StatefulSet could be created in any namespace but kube-system and Kueue's own.
+KUEUE_FRAMEWORK_BY_KIND: Final[dict[str, str]] = {
+    "RayJob": "ray.io/rayjob",
+    "RayService": "ray.io/rayservice",
+}
+KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
+
+
+def operator_node_selector() -> dict[str, str]:
+    """Where the operators' controllers, webhooks and hooks run: the CPU pool."""
+    return pool_node_labels(CPU_POOL_NAME)
+
+
+def gpu_node_tolerations() -> list[dict[str, str]]:
+    """Tolerations of the GPU Operator's node agents: every GPU pool's taints, spot included."""
+    # Exists (not Equal): the operator's agents tolerate the GPU taint whatever its value.
+    gpu = {"key": GPU_TAINT["key"], "operator": "Exists", "effect": GPU_TAINT["effect"]}
+    return [gpu, *tolerations_for([SPOT_TAINT])]
+
+
+def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
+    """NVIDIA GPU Operator: who installs the driver decides three values that go together.
+
+    `operator`: the operator's driver and container toolkit run on every GPU node (pools are
+    created with `gpuProfile.driver: None`). `aks`: AKS installs both, so the operator must not;
+    its pods then use AKS's `nvidia-container-runtime` handler.
+    """
+    if gpu_driver not in GPU_DRIVER_MODES:
+        raise ValueError(f"gpu_driver must be one of {', '.join(GPU_DRIVER_MODES)}: {gpu_driver!r}")
+    by_operator = gpu_driver == "operator"
+    cpu_pool = operator_node_selector()
+    return {
+        "operator": {
+            "nodeSelector": cpu_pool,  # also the upgrade-CRD and cleanup hook jobs
+            "runtimeClass": RUNTIME_CLASS_BY_DRIVER[gpu_driver],
+        },
+        "driver": {"enabled": by_operator},
+        "toolkit": {"enabled": by_operator},
+        # The operand DaemonSets (device plugin, GFD, DCGM exporter, validator, ...).
+        "daemonsets": {"tolerations": gpu_node_tolerations()},
+        "dcgmExporter": {"serviceMonitor": {"enabled": metrics}},
+        # The bundled Node Feature Discovery chart: its worker labels the GPU nodes, so it
+        # tolerates them; master and garbage collector are controllers.
+        "node-feature-discovery": {
+            "master": {"nodeSelector": cpu_pool},
+            "gc": {"nodeSelector": cpu_pool},
+            "worker": {"tolerations": gpu_node_tolerations()},
+        },
+    }
+
+
+def kuberay_operator_values(*, metrics: bool) -> dict[str, Any]:
+    """KubeRay: every Ray pod is scheduled by KAI.
+
+    Only `batchScheduler.name` is set; the deprecated `batchScheduler.enabled` (which means
+    Volcano) must stay unset, as KubeRay refuses both together.
+    """
+    return {
+        "image": {
+            "repository": KUBERAY_OPERATOR_IMAGE.repository,
+            "tag": KUBERAY_OPERATOR_IMAGE.tag,
+        },
+        "nodeSelector": operator_node_selector(),
+        "batchScheduler": {"name": KAI_SCHEDULER_NAME},
+        "metrics": {"serviceMonitor": {"enabled": metrics}},
+    }
+
+
+def kueue_manager_config(*, metrics: bool) -> dict[str, Any]:
+    """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2).
+
+    The chart's default configuration at v0.19.2, with our integrations, and
+    `manageJobsWithoutQueueName: false` written out: Kueue manages only the jobs that carry the
+    `kueue.x-k8s.io/queue-name` label. The chart adds `internalCertManagement` itself.
+    """
+    return {
+        "apiVersion": KUEUE_CONFIG_API_VERSION,
+        "kind": "Configuration",
+        "health": {"healthProbeBindAddress": ":8081"},
+        "metrics": {
+            "bindAddress": ":8443",
+            **({"enableClusterQueueResources": True} if metrics else {}),
+        },
+        "webhook": {"port": 9443},
+        "leaderElection": {"leaderElect": True, "resourceName": "c1f6bfd2.kueue.x-k8s.io"},
+        "controller": {
+            "groupKindConcurrency": {
+                "Job.batch": 5,
+                "Pod": 5,
+                "Workload.kueue.x-k8s.io": 10,
+                "LocalQueue.kueue.x-k8s.io": 5,
+                "ClusterQueue.kueue.x-k8s.io": 5,
+                "ResourceFlavor.kueue.x-k8s.io": 1,
+            }
+        },
+        "clientConnection": {"qps": 300, "burst": 500},
+        "manageJobsWithoutQueueName": False,
+        "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
+    }
+
+
+def kueue_values(*, metrics: bool) -> dict[str, Any]:
+    """Kueue: the controller manager (which also serves the webhooks) on the CPU pool."""
+    config = kueue_manager_config(metrics=metrics)
+    return {
+        # A ServiceMonitor (monitoring.coreos.com/v1): needs the Prometheus Operator's CRDs.
+        "enablePrometheus": metrics,
+        "controllerManager": {
+            "manager": {
+                "image": {
+                    "repository": KUEUE_IMAGE.repository,
+                    "tag": KUEUE_IMAGE.tag,
+                    "pullPolicy": "IfNotPresent",
+                }
+            },
+            "nodeSelector": operator_node_selector(),
+        },
+        "managerConfig": {
+            "controllerManagerConfigYaml": yaml.safe_dump(config, sort_keys=False),
+        },
+    }
+
+
+def kai_scheduler_values(gpu_driver: str, *, gpu_sharing: bool) -> dict[str, Any]:
+    """KAI Scheduler: its priority classes, GPU sharing per stack, no catch-all queue.
+
+    `defaultQueue.createDefaultQueue` is off. KAI puts every pod without a queue label into
+    `default-queue`; the chart's default one has quota 0 but no limit, so unlabelled Ray pods
+    would run on idle GPUs outside every team's quota, and the chart keeps it on uninstall
+    (`helm.sh/resource-policy: keep`), outside the stack. Without it such pods stay pending
+    until they name a team queue.
+    """
+    if gpu_driver not in GPU_DRIVER_MODES:
+        raise ValueError(f"gpu_driver must be one of {', '.join(GPU_DRIVER_MODES)}: {gpu_driver!r}")
+    return {
+        "global": {
+            # The published chart has these two already; the chart source has a placeholder
+            # registry, so we say it ourselves.
+            "registry": KAI_REGISTRY,
+            "tag": KAI_IMAGE_TAG,
+            # The operator, every service it deploys and the install hooks.
+            "nodeSelector": operator_node_selector(),
+            "gpuSharing": gpu_sharing,
+        },
+        # Pods that share a GPU run with the runtime class the GPU Operator created.
+        "admission": {"gpuFractionRuntimeClassName": RUNTIME_CLASS_BY_DRIVER[gpu_driver]},
+        # train 50, build-preemptible 75, build 100, inference 125 (manifests/priorities.py).
+        "defaultPriorityClasses": {"enabled": True},
+        "defaultQueue": {"createDefaultQueue": False},
+    }

@@ -1,0 +1,119 @@
+"""Every pinned version in one table: Helm charts, images and the API versions we write.
+
+Nothing else in the project spells a chart version, an image tag or a CRD API version; builders
+and components import them from here. A chart is never resolved to "latest": each release names
+its exact version.
+
+How each version string was checked (charts publish their own formats):
+
+- GPU Operator: NVIDIA packages the chart with the git tag as the chart version, `v` included
+  (gpu-operator `.github/workflows/release-rc-assets.yaml` at v26.7.0: `helm package --version
+  "${RELEASE_TAG}"`; NVIDIA's published chart index lists e.g. `version: v25.3.4`). So `v26.7.0`.
+  The chart's `appVersion` pins the operator image `nvcr.io/nvidia/gpu-operator:v26.7.0`.
+- KubeRay: `Chart.yaml` at v1.7.0 says `version: 1.7.0`, published as-is to the Helm repository.
+- Kueue: `hack/helm-chart-package.sh` at v0.19.2 strips the leading `v` for the chart
+  (`chart_version="${GIT_TAG/#v/}"` -> `0.19.2`) and rewrites the image to
+  `registry.k8s.io/kueue/kueue:v0.19.2` with pull policy IfNotPresent.
+- KAI Scheduler: `Chart.yaml` at the tag says `0.0.0`; the release workflow
+  (`.github/workflows/push-artifacts.yaml` at v0.17.0) packages with
+  `--version/--app-version ${GITHUB_REF_NAME}`, the tag itself, so the OCI tag is `v0.17.0`
+  (with `v`), and replaces the `global.registry` placeholder `registry/local/kai-scheduler` by
+  `ghcr.io/kai-scheduler/kai-scheduler`. The project moved from the NVIDIA GitHub
+  organisation; the v0.20.x tags there are retracted and must never be installed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+OCI_PREFIX: Final = "oci://"
+
+
+@dataclass(frozen=True)
+class HelmChart:
+    """One pinned chart and where its release goes."""
+
+    release: str  # the Helm release name
+    chart: str  # the chart's name in its repository
+    version: str  # exactly as the chart repository publishes it
+    repository: str  # an https chart repository, or an oci:// registry path without the chart
+    namespace: str  # the namespace the release (and the stack) owns
+
+    @property
+    def is_oci(self) -> bool:
+        return self.repository.startswith(OCI_PREFIX)
+
+    @property
+    def chart_ref(self) -> str:
+        """What Helm is told to install: the full OCI reference, or the chart name in the repo."""
+        return f"{self.repository}/{self.chart}" if self.is_oci else self.chart
+
+    @property
+    def repository_url(self) -> str | None:
+        """The https chart repository; None for an OCI chart (its reference says it all)."""
+        return None if self.is_oci else self.repository
+
+
+GPU_OPERATOR: Final = HelmChart(
+    release="gpu-operator",
+    chart="gpu-operator",
+    version="v26.7.0",
+    repository="https://helm.ngc.nvidia.com/nvidia",
+    namespace="gpu-operator",
+)
+KUBERAY_OPERATOR: Final = HelmChart(
+    release="kuberay-operator",
+    chart="kuberay-operator",
+    version="1.7.0",
+    repository="https://ray-project.github.io/kuberay-helm/",
+    namespace="kuberay-system",
+)
+KUEUE: Final = HelmChart(
+    release="kueue",
+    chart="kueue",
+    version="0.19.2",
+    repository="oci://registry.k8s.io/kueue/charts",
+    namespace="kueue-system",
+)
+KAI_SCHEDULER: Final = HelmChart(
+    release="kai-scheduler",
+    chart="kai-scheduler",
+    version="v0.17.0",
+    repository="oci://ghcr.io/kai-scheduler/kai-scheduler",
+    namespace="kai-scheduler",
+)
+CHARTS: Final = (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
+
+# Namespaces KAI's chart creates for itself (resource-reservation pods for GPU sharing, and the
+# node-scale adjuster's scaling pods); teams must not use them either.
+KAI_RESOURCE_RESERVATION_NAMESPACE: Final = "kai-resource-reservation"
+KAI_SCALE_ADJUST_NAMESPACE: Final = "kai-scale-adjust"
+
+
+@dataclass(frozen=True)
+class Image:
+    repository: str
+    tag: str
+
+    def __str__(self) -> str:
+        return f"{self.repository}:{self.tag}"
+
+
+# Images set explicitly in the values (each equal to what the published chart already uses, so
+# the rendered values say exactly what runs, whatever copy of the chart is installed).
+KUEUE_IMAGE: Final = Image("registry.k8s.io/kueue/kueue", "v0.19.2")
+KUBERAY_OPERATOR_IMAGE: Final = Image("quay.io/kuberay/operator", "v1.7.0")
+# KAI names every component image `<registry>/<component>:<tag>`.
+KAI_REGISTRY: Final = "ghcr.io/kai-scheduler/kai-scheduler"
+KAI_IMAGE_TAG: Final = "v0.17.0"
+
+# The Ray image every head and worker runs. Left for the workloads to pin (one image for all
+# payloads; its Ray version must match the payloads' requirements).
+RAY_IMAGE: Final[str | None] = None
+
+# API versions of the objects we write.
+KUEUE_API_VERSION: Final = "kueue.x-k8s.io/v1beta2"
+KUEUE_CONFIG_API_VERSION: Final = "config.kueue.x-k8s.io/v1beta2"
+KAI_API_VERSION: Final = "scheduling.run.ai/v2"
+RAY_API_VERSION: Final = "ray.io/v1"
