@@ -15,6 +15,18 @@ _K8S_OBJECT = re.compile(r"^kubernetes:(?P<group>[^:]+):(?P<kind>[A-Za-z]+)$")
 _HELM_RELEASE_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")
 
 
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings (a config file inside Helm values) as readable `|` blocks."""
+
+
+def _str_representer(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in text else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", text, style=style)
+
+
+_Dumper.add_representer(str, _str_representer)
+
+
 def is_kubernetes_object(resource: RecordedResource) -> bool:
     return (
         resource.custom
@@ -79,7 +91,7 @@ def write_render(result: RunResult, out_dir: Path) -> tuple[int, Path]:
     documents = kubernetes_documents(result)
     for file_name, document in sorted(documents.items()):
         (kube_dir / file_name).write_text(
-            yaml.safe_dump(document, sort_keys=True, default_flow_style=False)
+            yaml.dump(document, Dumper=_Dumper, sort_keys=True, default_flow_style=False)
         )
     resources_json = out_dir / "resources.json"
     resources_json.write_text(
