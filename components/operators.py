@@ -44,6 +44,7 @@ from manifests.versions import (
     KUBERAY_OPERATOR,
     KUEUE,
     HelmChart,
+    chart_for_api_version,
 )
 
 # Helm's wait on a cold CPU pool (node scale-up, image pulls, install hooks) can exceed the
@@ -110,6 +111,20 @@ class ClusterOperators(pulumi.ComponentResource):
                 },
             }
         )
+
+    def release_for(self, api_version: str) -> pulumi.Resource | None:
+        """The release a custom resource of `api_version` must depend on (its CRD's installer).
+
+        None for built-in APIs, and for every API when the stack does not install operators.
+        """
+        chart = chart_for_api_version(api_version)
+        releases = {
+            GPU_OPERATOR: self.gpu_operator,
+            KUBERAY_OPERATOR: self.kuberay,
+            KUEUE: self.kueue,
+            KAI_SCHEDULER: self.kai,
+        }
+        return releases[chart] if chart is not None else None
 
     def _release(
         self,

@@ -85,6 +85,22 @@ KAI_SCHEDULER: Final = HelmChart(
 )
 CHARTS: Final = (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
 
+# Which release installs the CRDs of an API group: a custom resource must wait for it.
+CRD_GROUP_CHARTS: Final[dict[str, HelmChart]] = {
+    "nvidia.com": GPU_OPERATOR,
+    "ray.io": KUBERAY_OPERATOR,
+    "kueue.x-k8s.io": KUEUE,
+    "scheduling.run.ai": KAI_SCHEDULER,
+    "kai.scheduler": KAI_SCHEDULER,
+}
+
+
+def chart_for_api_version(api_version: str) -> HelmChart | None:
+    """The chart whose release installs the CRD of `api_version`; None for built-in APIs."""
+    group = api_version.rpartition("/")[0]
+    return CRD_GROUP_CHARTS.get(group)
+
+
 # Namespaces KAI's chart creates for itself (resource-reservation pods for GPU sharing, and the
 # node-scale adjuster's scaling pods); teams must not use them either.
 KAI_RESOURCE_RESERVATION_NAMESPACE: Final = "kai-resource-reservation"

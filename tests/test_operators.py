@@ -20,6 +20,15 @@ from manifests.helm_values import (
 )
 from manifests.pools import CRITICAL_ADDONS_TAINT, gpu_pool_node_taints
 from manifests.priorities import PRIORITY_CLASSES
+from manifests.versions import (
+    KAI_API_VERSION,
+    KAI_SCHEDULER,
+    KUBERAY_OPERATOR,
+    KUEUE,
+    KUEUE_API_VERSION,
+    RAY_API_VERSION,
+    chart_for_api_version,
+)
 from tests.chart_values import unknown_value_paths
 from tests.harness import (
     REFERENCE,
@@ -121,7 +130,11 @@ def run_mutated(tmp_path: Path, stack: str, change: dict[str, Any]) -> RunResult
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])
-@pytest.mark.parametrize(("name", "helm_name", "chart", "version", "repo", "namespace"), PINS)
+@pytest.mark.parametrize(
+    ("name", "helm_name", "chart", "version", "repo", "namespace"),
+    PINS,
+    ids=[pin[1] for pin in PINS],
+)
 def test_each_release_installs_exactly_the_pinned_chart(
     stack: str,
     name: str,
@@ -507,3 +520,33 @@ def test_render_writes_each_release_as_its_chart_and_values(tmp_path: Path) -> N
         "v26.7.0",
     )
     assert (kube / "namespace-gpu-operator.yaml").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# Which release installs which CRD
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("folder", "release_name"),
+    [("kueue", "kueue"), ("kai", "kai-scheduler"), ("kuberay", "kuberay-operator")],
+)
+def test_every_upstream_crd_maps_to_the_release_that_installs_it(
+    folder: str, release_name: str
+) -> None:
+    crds = sorted((REFERENCE / "crds" / folder).glob("*.yaml"))
+    assert crds
+    for path in crds:
+        # The CRD's `spec.group` (read as text: some of these files are megabytes of schema).
+        group = re.search(r"^  group: (\S+)$", path.read_text(), re.MULTILINE)
+        assert group, path.name
+        chart = chart_for_api_version(f"{group.group(1)}/v1")
+        assert chart is not None and chart.release == release_name, path.name
+
+
+def test_the_api_versions_we_write_belong_to_our_releases() -> None:
+    assert chart_for_api_version(KUEUE_API_VERSION) is KUEUE
+    assert chart_for_api_version(KAI_API_VERSION) is KAI_SCHEDULER
+    assert chart_for_api_version(RAY_API_VERSION) is KUBERAY_OPERATOR
+    assert chart_for_api_version("v1") is None
+    assert chart_for_api_version("scheduling.k8s.io/v1") is None
