@@ -116,13 +116,14 @@ class Image:
         return f"{self.repository}:{self.tag}"
 
 
-# Images set explicitly in the values (each equal to what the published chart already uses, so
-# the rendered values say exactly what runs, whatever copy of the chart is installed).
-KUEUE_IMAGE: Final = Image("registry.k8s.io/kueue/kueue", "v0.19.2")
-KUBERAY_OPERATOR_IMAGE: Final = Image("quay.io/kuberay/operator", "v1.7.0")
+# Images set explicitly in the values, each equal to what the published chart already uses, so
+# the rendered values say exactly what runs. Their tags follow the chart versions (each project
+# tags its images with its release tag), so bumping a chart above bumps its image too.
+KUEUE_IMAGE: Final = Image("registry.k8s.io/kueue/kueue", f"v{KUEUE.version}")
+KUBERAY_OPERATOR_IMAGE: Final = Image("quay.io/kuberay/operator", f"v{KUBERAY_OPERATOR.version}")
 # KAI names every component image `<registry>/<component>:<tag>`.
 KAI_REGISTRY: Final = "ghcr.io/kai-scheduler/kai-scheduler"
-KAI_IMAGE_TAG: Final = "v0.17.0"
+KAI_IMAGE_TAG: Final = KAI_SCHEDULER.version
 
 # The Ray image every head and worker runs. Left for the workloads to pin (one image for all
 # payloads; its Ray version must match the payloads' requirements).

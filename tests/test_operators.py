@@ -161,6 +161,21 @@ def test_exactly_four_releases_and_kai_never_from_the_retracted_line() -> None:
     assert all(r.inputs.get("devel") is not True for r in releases)
 
 
+def test_images_are_pinned_to_the_release_tags() -> None:
+    result = planned("dev")
+    kueue = values(result, "aksray-operators-kueue")["controllerManager"]["manager"]["image"]
+    # What Kueue's packaging writes into the published chart (the source has a staging image).
+    assert kueue == {
+        "repository": "registry.k8s.io/kueue/kueue",
+        "tag": "v0.19.2",
+        "pullPolicy": "IfNotPresent",
+    }
+    kuberay = values(result, "aksray-operators-kuberay-operator")["image"]
+    upstream = yaml.safe_load((REFERENCE / "charts/kuberay-operator/values.yaml").read_text())
+    assert kuberay == {"repository": "quay.io/kuberay/operator", "tag": "v1.7.0"}
+    assert {k: upstream["image"][k] for k in ("repository", "tag")} == kuberay
+
+
 # --------------------------------------------------------------------------------------------
 # Values against the upstream charts
 # --------------------------------------------------------------------------------------------
