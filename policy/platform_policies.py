@@ -62,13 +62,17 @@ _MASKED = ("[secret]", "<unknown until deploy")
 
 
 class Resource(Protocol):
-    resource_type: str
-    props: Mapping[str, Any]
-    urn: str
+    @property
+    def resource_type(self) -> str: ...
+    @property
+    def props(self) -> Mapping[str, Any]: ...
+    @property
+    def urn(self) -> str: ...
 
 
 class StackResource(Resource, Protocol):
-    property_dependencies: Mapping[str, Sequence[Any]]
+    @property
+    def property_dependencies(self) -> Mapping[str, Sequence[Any]]: ...
 
 
 def _get(props: Mapping[str, Any], *path: str) -> Any:
@@ -336,8 +340,8 @@ def no_plain_text_secrets(resource: Resource) -> list[str]:
         for index, entry in enumerate(env):
             if not isinstance(entry, Mapping) or "value" not in entry:
                 continue
-            value = entry.get("value")
-            if _SECRET_NAME.search(str(entry.get("name", ""))) and value not in ("", None):
+            inline = entry.get("value")
+            if _SECRET_NAME.search(str(entry.get("name", ""))) and inline not in ("", None):
                 problems.append(
                     f"{path}[{index}] ({entry.get('name')}) sets a secret inline; "
                     "use valueFrom.secretKeyRef"
