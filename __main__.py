@@ -14,3 +14,11 @@ if platform.cluster.kubeconfig is not None:
     pulumi.export("kubeconfig", platform.cluster.kubeconfig)
     pulumi.export("oidcIssuerUrl", platform.cluster.oidc_issuer_url)
     pulumi.export("nodeResourceGroup", platform.cluster.node_resource_group)
+if platform.storage is not None:
+    pulumi.export("storageAccountName", platform.storage.account_name)
+    pulumi.export("blobEndpoint", platform.storage.blob_endpoint)
+    pulumi.export("dfsEndpoint", platform.storage.dfs_endpoint)
+    pulumi.export(
+        "workloadIdentityClientIds",
+        {team: identity.client_id for team, identity in platform.storage.identities.items()},
+    )

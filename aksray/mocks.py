@@ -66,7 +66,10 @@ def _storage_account(args: MockResourceArgs) -> dict[str, Any]:
     name = args.inputs.get("accountName", args.name)
     return {
         "name": name,
-        "primaryEndpoints": {"blob": f"https://{name}.blob.core.windows.net/"},
+        "primaryEndpoints": {
+            "blob": f"https://{name}.blob.core.windows.net/",
+            "dfs": f"https://{name}.dfs.core.windows.net/",
+        },
     }
 
 

@@ -1,6 +1,14 @@
 """The cluster: an AKS cluster with its node pools, or an existing cluster by kube context.
 
 Either way the component exports the `kubernetes.Provider` every in-cluster resource uses.
+
+How the provider signs in to AKS: the cluster has Entra ID with Azure RBAC and no local accounts
+(unless `cluster.localAccounts`), so there is no static credential. The kubeconfig comes from
+`listManagedClusterUserCredentials` in `exec` format: it runs `kubelogin get-token`, which signs
+in as whoever runs `pulumi up` (`AAD_LOGIN_METHOD` picks how: azurecli, workloadidentity,
+spn...). That identity is granted "Azure Kubernetes Service RBAC Cluster Admin" on this cluster
+(and nothing wider) by the program itself, so the first `pulumi up` needs no manual step
+(`cluster.deployerPrincipalType: None` leaves that to you).
 """
 
 from __future__ import annotations
@@ -9,10 +17,19 @@ import base64
 
 import pulumi
 import pulumi_kubernetes as k8s
-from pulumi_azure_native import containerservice, resources
+from pulumi_azure_native import authorization, containerservice, resources
 
 from components.settings import ClusterSettings
-from manifests.aks import cpu_pool_args, gpu_pool_args, system_pool_profile
+from manifests.aks import (
+    AKS_RBAC_CLUSTER_ADMIN_ROLE,
+    aks_names,
+    cpu_pool_args,
+    gpu_pool_args,
+    managed_cluster_args,
+    system_pool_profile,
+)
+from manifests.identity import role_definition_id
+from manifests.pools import CPU_POOL_NAME
 
 
 class AksCluster(pulumi.ComponentResource):
@@ -24,6 +41,8 @@ class AksCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str] | None
     node_resource_group: pulumi.Output[str] | None
     kubeconfig: pulumi.Output[str] | None
+    # The agent pools by flavor name (`cpu`, then each GPU pool); empty for an existing cluster.
+    pools: dict[str, containerservice.AgentPool]
     # The resources the GPU pools and everything in-cluster must come after.
     ready: list[pulumi.Resource]
 
@@ -39,8 +58,10 @@ class AksCluster(pulumi.ComponentResource):
         super().__init__("aksray:platform:AksCluster", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         render_to = settings.render_yaml_to or None
+        self.pools = {}
 
         if settings.mode == "existing":
+            # No Azure resource and no Azure call: the cluster is reached by kube context only.
             self.resource_group_name = None
             self.oidc_issuer_url = None
             self.node_resource_group = None
@@ -58,82 +79,95 @@ class AksCluster(pulumi.ComponentResource):
             self.register_outputs({"clusterName": self.cluster_name})
             return
 
+        names = aks_names(stack)
         group = resources.ResourceGroup(
             f"{name}-rg",
-            resource_group_name=f"rg-aksray-{stack}",
+            resource_group_name=names.resource_group,
             location=location,
             opts=child,
         )
         cluster = containerservice.ManagedCluster(
             f"{name}-aks",
             resource_group_name=group.name,
-            resource_name_=f"aks-aksray-{stack}",
-            location=location,
-            dns_prefix=f"aksray-{stack}",
-            kubernetes_version=settings.kubernetes_version,
-            identity=containerservice.ManagedClusterIdentityArgs(
-                type=containerservice.ResourceIdentityType.SYSTEM_ASSIGNED,
-            ),
-            agent_pool_profiles=[
-                containerservice.ManagedClusterAgentPoolProfileArgs(
-                    **system_pool_profile(
-                        settings.system_pool.vm_size,
-                        settings.system_pool.count,
-                        settings.kubernetes_version,
-                    )
-                )
-            ],
-            oidc_issuer_profile=containerservice.ManagedClusterOIDCIssuerProfileArgs(enabled=True),
-            security_profile=containerservice.ManagedClusterSecurityProfileArgs(
-                workload_identity=containerservice.ManagedClusterSecurityProfileWorkloadIdentityArgs(
-                    enabled=True,
+            **managed_cluster_args(
+                stack,
+                location=location,
+                kubernetes_version=settings.kubernetes_version,
+                system_pool=system_pool_profile(
+                    settings.system_pool.vm_size,
+                    settings.system_pool.count,
+                    settings.kubernetes_version,
                 ),
-            ),
-            aad_profile=containerservice.ManagedClusterAADProfileArgs(
-                managed=True,
-                enable_azure_rbac=True,
-            ),
-            disable_local_accounts=not settings.local_accounts,
-            auto_upgrade_profile=containerservice.ManagedClusterAutoUpgradeProfileArgs(
-                upgrade_channel=containerservice.UpgradeChannel.PATCH,
-                node_os_upgrade_channel=containerservice.NodeOSUpgradeChannel.NODE_IMAGE,
-            ),
-            network_profile=containerservice.ContainerServiceNetworkProfileArgs(
-                network_plugin=containerservice.NetworkPlugin.AZURE,
-                network_plugin_mode=containerservice.NetworkPluginMode.OVERLAY,
-                network_dataplane=containerservice.NetworkDataplane.CILIUM,
-                network_policy=containerservice.NetworkPolicy.CILIUM,
+                local_accounts=settings.local_accounts,
             ),
             opts=child,
         )
-        pool_opts = pulumi.ResourceOptions(parent=self)
-        cpu_pool = containerservice.AgentPool(
-            f"{name}-pool-cpu",
-            resource_group_name=group.name,
-            resource_name_=cluster.name,
-            **cpu_pool_args(
-                settings.cpu_pool.vm_size,
-                settings.cpu_pool.min_count,
-                settings.cpu_pool.max_count,
-                settings.kubernetes_version,
+
+        # Pools wait for the cluster and nothing else outside it. AKS refuses a second agent
+        # pool operation on a cluster while one runs ("OperationNotAllowed: Another agentpool
+        # operation is in progress") and the provider does not retry that conflict, so the pools
+        # are created (and, in reverse, deleted) one after another: cpu first, then the GPU pools
+        # in stack order.
+        pool_args = [
+            (
+                CPU_POOL_NAME,
+                cpu_pool_args(
+                    settings.cpu_pool.vm_size,
+                    settings.cpu_pool.min_count,
+                    settings.cpu_pool.max_count,
+                    settings.kubernetes_version,
+                ),
             ),
-            opts=pool_opts,
-        )
-        for pool in settings.gpu_pools:
-            containerservice.AgentPool(
-                f"{name}-pool-{pool.name}",
+            *(
+                (
+                    pool.name,
+                    gpu_pool_args(
+                        pool.name,
+                        pool.vm_size,
+                        min_count=pool.min_count,
+                        max_count=pool.max_count,
+                        spot=pool.spot,
+                        gpu_driver=settings.gpu_driver,
+                        kubernetes_version=settings.kubernetes_version,
+                    ),
+                )
+                for pool in settings.gpu_pools
+            ),
+        ]
+        previous: list[pulumi.Resource] = []
+        for flavor, args in pool_args:
+            agent_pool = containerservice.AgentPool(
+                f"{name}-pool-{flavor}",
                 resource_group_name=group.name,
                 resource_name_=cluster.name,
-                **gpu_pool_args(
-                    pool.name,
-                    pool.vm_size,
-                    min_count=pool.min_count,
-                    max_count=pool.max_count,
-                    spot=pool.spot,
-                    gpu_driver=settings.gpu_driver,
-                    kubernetes_version=settings.kubernetes_version,
-                ),
-                opts=pool_opts,
+                **args,
+                opts=pulumi.ResourceOptions(parent=self, depends_on=previous),
+            )
+            self.pools[flavor] = agent_pool
+            previous = [agent_pool]
+
+        # The identity running `pulumi up` administers this cluster's Kubernetes API through
+        # Azure RBAC, scoped to this cluster only. Azure checks the principal type it is told, so
+        # the stack says whether a person or a pipeline deploys (cluster.deployerPrincipalType).
+        self.ready = [self.pools[CPU_POOL_NAME]]
+        if settings.deployer_principal_type != "None":
+            client = authorization.get_client_config_output(
+                opts=pulumi.InvokeOutputOptions(parent=self)
+            )
+            self.ready.append(
+                authorization.RoleAssignment(
+                    f"{name}-deployer-admin",
+                    scope=cluster.id,
+                    principal_id=client.object_id,
+                    principal_type=settings.deployer_principal_type,
+                    role_definition_id=client.subscription_id.apply(
+                        lambda subscription: role_definition_id(
+                            subscription, AKS_RBAC_CLUSTER_ADMIN_ROLE
+                        )
+                    ),
+                    description="pulumi up: manages the platform's Kubernetes objects",
+                    opts=child,
+                )
             )
 
         credentials = containerservice.list_managed_cluster_user_credentials_output(
@@ -141,6 +175,7 @@ class AksCluster(pulumi.ComponentResource):
             resource_name=cluster.name,
             # kubelogin-based exec kubeconfig: Entra ID tokens, no static credentials.
             format="exec",
+            opts=pulumi.InvokeOutputOptions(parent=self),
         )
         self.kubeconfig = pulumi.Output.secret(
             credentials.kubeconfigs[0].value.apply(lambda v: base64.b64decode(v).decode())
@@ -155,10 +190,10 @@ class AksCluster(pulumi.ComponentResource):
             f"{name}-k8s",
             kubeconfig=self.kubeconfig,
             render_yaml_to_directory=render_to,
-            # Operators and Ray heads need the CPU pool before anything is scheduled.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=[cpu_pool]),
+            # Operators and Ray heads need the CPU pool before anything is scheduled, and the
+            # provider's identity needs its role before its first request.
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.ready),
         )
-        self.ready = [cpu_pool]
         self.register_outputs(
             {
                 "clusterName": self.cluster_name,

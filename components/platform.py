@@ -8,10 +8,12 @@ from components.cluster import AksCluster
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
 from components.settings import Settings
+from components.storage import BlobStorage
 
 
 class Platform(pulumi.ComponentResource):
     cluster: AksCluster
+    storage: BlobStorage | None  # None when storage.enabled is false
     namespaces: TeamNamespaces
     operators: ClusterOperators
 
@@ -26,10 +28,25 @@ class Platform(pulumi.ComponentResource):
             stack=settings.stack,
             opts=pulumi.ResourceOptions(parent=self),
         )
+        self.storage = None
+        if settings.storage.enabled:
+            issuer = self.cluster.oidc_issuer_url
+            if issuer is None:  # settings.py allows storage only on an aks cluster
+                raise ValueError("storage needs the OIDC issuer of an AKS cluster")
+            self.storage = BlobStorage(
+                f"{name}-storage",
+                settings.storage,
+                teams=settings.scheduling.teams,
+                location=settings.location,
+                stack=settings.stack,
+                oidc_issuer_url=issuer,
+                opts=pulumi.ResourceOptions(parent=self),
+            )
         self.namespaces = TeamNamespaces(
             f"{name}-teams",
             settings.scheduling.teams,
             provider=self.cluster.provider,
+            identities=self.storage.identities if self.storage else None,
             opts=pulumi.ResourceOptions(parent=self),
         )
         # GPU Operator, KubeRay, Kueue, KAI: on the CPU pool, which the provider waits for.

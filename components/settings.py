@@ -21,6 +21,7 @@ from typing import Any, Final, Literal
 import pulumi
 from pulumi.runtime import config as runtime_config
 
+from manifests.aks import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
 from manifests.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
 from manifests.priorities import PRIORITY_CLASSES
 from manifests.quantity import QuantityError, parse_cpu_millis, parse_memory_bytes
@@ -36,6 +37,9 @@ PROJECT: Final = "aks-ray-platform"
 
 ClusterMode = Literal["aks", "existing"]
 GpuDriver = Literal["operator", "aks"]
+# Azure's principal type of the identity running `pulumi up` (Azure checks it), or None to grant it
+# nothing on the cluster.
+DeployerPrincipalType = Literal["User", "ServicePrincipal", "None"]
 
 # Names that must not be team namespaces: the cluster's own and the operators'.
 RESERVED_NAMESPACES: Final = frozenset(
@@ -112,6 +116,8 @@ class ClusterSettings:
     render_yaml_to: str
     # AKS local accounts (the static admin kubeconfig). Off unless a stack opts in.
     local_accounts: bool
+    # Who `pulumi up` runs as; that principal gets cluster admin through Azure RBAC.
+    deployer_principal_type: DeployerPrincipalType = "User"
 
     def gpu_pool(self, name: str) -> GpuPool:
         return next(pool for pool in self.gpu_pools if pool.name == name)
@@ -420,6 +426,7 @@ _CLUSTER_KEYS: Final = (
     "gpuPools",
     "renderYamlTo",
     "localAccounts",
+    "deployerPrincipalType",
 )
 _RESOURCE_KEYS: Final = ("gpu", "cpu", "memory")
 _TEAM_KEYS: Final = (
@@ -556,7 +563,16 @@ def _parse_cluster(raw: _Map | None, problems: list[Problem]) -> ClusterSettings
         gpu_pools=tuple(pools),
         render_yaml_to=render_to,
         local_accounts=section.boolean("localAccounts", False),
+        deployer_principal_type=_deployer_principal_type(
+            section.choice("deployerPrincipalType", ("User", "ServicePrincipal", "None"), "User")
+        ),
     )
+
+
+def _deployer_principal_type(value: str) -> DeployerPrincipalType:
+    if value == "ServicePrincipal":
+        return "ServicePrincipal"
+    return "None" if value == "None" else "User"
 
 
 def _parse_storage(raw: _Map | None, problems: list[Problem]) -> StorageSettings:
@@ -581,6 +597,39 @@ def _parse_storage(raw: _Map | None, problems: list[Problem]) -> StorageSettings
         containers=tuple(containers),
         protect=section.boolean("protect", False),
     )
+
+
+def _check_azure(
+    stack: str, cluster: ClusterSettings, storage: StorageSettings, problems: list[Problem]
+) -> None:
+    """What Azure itself would reject, found before anything is created."""
+    if cluster.mode == "aks" and not STACK_NAME_PATTERN.match(stack):
+        problems.append(
+            Problem(
+                "stack",
+                f"{stack!r} cannot be part of Azure names (resource groups, cluster, DNS "
+                f"prefix, identities); name the stack with 1-{MAX_STACK_NAME_LENGTH} lowercase "
+                "letters, digits and '-', starting and ending with a letter or digit",
+            )
+        )
+    if cluster.mode == "aks" and cluster.kubernetes_version.count(".") == 2:
+        problems.append(
+            Problem(
+                "cluster.kubernetesVersion",
+                f"{cluster.kubernetes_version!r} pins a patch release, but AKS upgrades patches "
+                "by itself (upgrade channel `patch`) and a later update would ask for a "
+                f"downgrade; write the minor version only, e.g. "
+                f'"{cluster.kubernetes_version.rsplit(".", 1)[0]}"',
+            )
+        )
+    if cluster.mode == "existing" and storage.enabled:
+        problems.append(
+            Problem(
+                "storage.enabled",
+                "Blob storage and workload identity trust the OIDC issuer of the AKS cluster "
+                "this stack creates; with cluster.mode existing set storage.enabled to false",
+            )
+        )
 
 
 def _parse_resources(section: _Map, key: str, flavors: tuple[str, ...]) -> dict[str, Resources]:
@@ -887,6 +936,7 @@ def parse_settings(
     )
     cluster = _parse_cluster(top.mapping("cluster", _CLUSTER_KEYS), problems)
     storage = _parse_storage(top.mapping("storage", ("enabled", "containers", "protect")), problems)
+    _check_azure(stack, cluster, storage, problems)
     scheduling = _parse_scheduling(
         top.mapping("scheduling", ("departments", "allowOvercommit")), problems, cluster.flavors
     )

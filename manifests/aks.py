@@ -1,4 +1,8 @@
-"""AKS node pool shapes, as plain keyword arguments for azure-native's AgentPool.
+"""The AKS cluster and its node pools, as plain keyword arguments for pulumi-azure-native.
+
+Every key is an argument name of the pinned SDK (`containerservice.ManagedCluster`, `AgentPool`,
+API version 2025-09-01); nested values are the SDK's `...ArgsDict` shapes. Nothing here imports
+Pulumi, so the choices below are tested as plain data.
 
 Taints come from manifests/pools.py, so the Kueue flavors tolerate exactly these nodes. No
 node labels are declared: AKS itself labels each node with its pool name
@@ -8,7 +12,9 @@ on that label.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import re
+from dataclasses import dataclass
+from typing import Any, Final, Literal
 
 from manifests.pools import (
     CPU_POOL_NAME,
@@ -19,6 +25,41 @@ from manifests.pools import (
 )
 
 GpuDriverMode = Literal["operator", "aks"]
+
+# Azure names of an `aks` stack derive from the stack name, so the stack name is held to what
+# every one of them accepts (see `aks_names` and `manifests/storage.py`); settings.py reports a
+# stack name outside this rule before anything is created.
+MAX_STACK_NAME_LENGTH: Final = 40
+STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+
+# Built-in role "Azure Kubernetes Service RBAC Cluster Admin": every Kubernetes API action on the
+# cluster, granted through Azure RBAC (the cluster has no Kubernetes-native admin credential).
+AKS_RBAC_CLUSTER_ADMIN_ROLE: Final = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+
+
+@dataclass(frozen=True)
+class AksNames:
+    """The Azure names of one stack's cluster, all derived from the stack name."""
+
+    resource_group: str  # holds the cluster
+    cluster: str
+    dns_prefix: str
+    node_resource_group: str  # AKS creates and owns it (VM scale sets, disks, load balancer)
+
+
+def aks_names(stack: str) -> AksNames:
+    """Names within Azure's limits for every stack name `STACK_NAME_PATTERN` accepts.
+
+    Limits (Azure naming rules): resource group 1-90, managed cluster 1-63, DNS prefix 1-54
+    characters. The node resource group is named explicitly: AKS's default
+    `MC_<group>_<cluster>_<region>` may not exceed 80 characters and would repeat the stack name.
+    """
+    return AksNames(
+        resource_group=f"rg-aksray-{stack}",
+        cluster=f"aks-aksray-{stack}",
+        dns_prefix=f"aksray-{stack}",
+        node_resource_group=f"rg-aksray-{stack}-nodes",
+    )
 
 
 def system_pool_profile(vm_size: str, count: int, kubernetes_version: str) -> dict[str, Any]:
@@ -33,7 +74,63 @@ def system_pool_profile(vm_size: str, count: int, kubernetes_version: str) -> di
         "os_sku": "AzureLinux",
         "type": "VirtualMachineScaleSets",
         "orchestrator_version": kubernetes_version,
+        # Only pods tolerating CriticalAddonsOnly (CoreDNS, metrics-server, konnectivity...) land
+        # here; operators and Ray heads go to the CPU pool.
         "node_taints": [taint_string(CRITICAL_ADDONS_TAINT)],
+    }
+
+
+def managed_cluster_args(
+    stack: str,
+    *,
+    location: str,
+    kubernetes_version: str,
+    system_pool: dict[str, Any],
+    local_accounts: bool,
+) -> dict[str, Any]:
+    """The ManagedCluster itself (without `resource_group_name`, which is an Output)."""
+    names = aks_names(stack)
+    return {
+        "resource_name_": names.cluster,
+        "location": location,
+        "dns_prefix": names.dns_prefix,
+        "node_resource_group": names.node_resource_group,
+        "kubernetes_version": kubernetes_version,
+        # The control plane's own identity (for load balancers, disks, scale sets): Azure manages
+        # its credential; nothing to rotate.
+        "identity": {"type": "SystemAssigned"},
+        "agent_pool_profiles": [system_pool],
+        # Workload identity: the OIDC issuer signs service-account tokens that Entra ID exchanges
+        # for identity tokens (the federated credentials in components/storage.py trust it).
+        "oidc_issuer_profile": {"enabled": True},
+        "security_profile": {"workload_identity": {"enabled": True}},
+        # Entra ID sign-in for people and pipelines, authorised by Azure RBAC role assignments
+        # (e.g. "Azure Kubernetes Service RBAC Cluster Admin") instead of static certificates.
+        "enable_rbac": True,
+        "aad_profile": {"managed": True, "enable_azure_rbac": True},
+        # Local accounts are the certificate-based admin kubeconfig that bypasses Entra ID and
+        # cannot be revoked per person. Off unless a stack opts in (cluster.localAccounts).
+        "disable_local_accounts": not local_accounts,
+        "auto_upgrade_profile": {
+            # `patch` keeps the minor version the stack file names (the pinned operators are
+            # tested against it) while security patches of that minor arrive automatically.
+            "upgrade_channel": "patch",
+            # Fresh node images (OS security fixes) by re-imaging; GPU drivers come back with the
+            # node (the GPU Operator, or AKS with gpuDriver: aks, reinstalls them).
+            "node_os_upgrade_channel": "NodeImage",
+        },
+        # Azure CNI Overlay with the Cilium dataplane. Overlay: pods get addresses from a private
+        # CIDR, not from a VNet subnet, so GPU pools can scale out to many nodes and pods
+        # without exhausting VNet address space, while pod-to-pod traffic (Ray object transfers,
+        # collective ops between workers) stays routed natively, without VXLAN encapsulation.
+        # Cilium: eBPF dataplane and network policy enforcement, the AKS-recommended pairing.
+        "network_profile": {
+            "network_plugin": "azure",
+            "network_plugin_mode": "overlay",
+            "network_dataplane": "cilium",
+            "network_policy": "cilium",
+            "load_balancer_sku": "standard",
+        },
     }
 
 
@@ -87,10 +184,11 @@ def gpu_pool_args(
         "gpu_profile": {"driver": "None" if gpu_driver == "operator" else "Install"},
     }
     if spot:
-        # AKS adds the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule by itself.
+        # AKS adds the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule by itself
+        # (manifests/pools.py SPOT_TAINT; the flavors tolerate it).
         args.update(
             scale_set_priority="Spot",
-            scale_set_eviction_policy="Delete",
+            scale_set_eviction_policy="Delete",  # evicted nodes go away; nothing keeps billing
             spot_max_price=-1,  # pay up to the on-demand price; never evicted for price
         )
     return args

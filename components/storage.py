@@ -1,0 +1,167 @@
+"""Blob storage for the Ray workloads, and the per-team identities that reach it.
+
+Account, containers and identities wait for nothing of the cluster: they are created while AKS
+is still provisioning. Only the federated identity credentials consume a cluster output (its
+OIDC issuer URL) and so come after it.
+"""
+
+from __future__ import annotations
+
+import pulumi
+import pulumi_random as random
+from pulumi_azure_native import authorization, managedidentity, resources, storage
+
+from components.namespaces import WorkloadIdentity
+from components.settings import StorageSettings, TeamSettings
+from manifests.identity import (
+    STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
+    role_definition_id,
+    team_identities,
+)
+from manifests.storage import (
+    account_name_prefix,
+    account_suffix_args,
+    blob_service_properties_args,
+    container_args,
+    data_resource_group_name,
+    storage_account_args,
+)
+
+
+class BlobStorage(pulumi.ComponentResource):
+    """A locked-down StorageV2 account, private containers, and one identity per team."""
+
+    resource_group_name: pulumi.Output[str]
+    account: storage.StorageAccount
+    account_name: pulumi.Output[str]
+    blob_endpoint: pulumi.Output[str]
+    dfs_endpoint: pulumi.Output[str]
+    containers: dict[str, storage.BlobContainer]  # by container name
+    # By team name: what TeamNamespaces annotates each team's service account with.
+    identities: dict[str, WorkloadIdentity]
+    managed_identities: dict[str, managedidentity.UserAssignedIdentity]
+    federated_credentials: dict[str, managedidentity.FederatedIdentityCredential]
+    role_assignments: dict[str, authorization.RoleAssignment]
+
+    def __init__(
+        self,
+        name: str,
+        settings: StorageSettings,
+        *,
+        teams: tuple[TeamSettings, ...],
+        location: str,
+        stack: str,
+        oidc_issuer_url: pulumi.Input[str],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("aksray:platform:BlobStorage", name, None, opts)
+        # What holds data is protected where the stack says so (storage.protect): `pulumi
+        # destroy` then refuses to delete it. The soft-delete settings and the group are
+        # protected with the account, so a destroy never leaves data without them.
+        data = pulumi.ResourceOptions(parent=self, protect=settings.protect)
+        plain = pulumi.ResourceOptions(parent=self, protect=False)
+
+        group = resources.ResourceGroup(
+            f"{name}-rg",
+            resource_group_name=data_resource_group_name(stack),
+            location=location,
+            opts=data,
+        )
+        suffix = random.RandomString(f"{name}-suffix", **account_suffix_args(), opts=plain)
+        self.account = storage.StorageAccount(
+            f"{name}-account",
+            resource_group_name=group.name,
+            account_name=suffix.result.apply(lambda s: account_name_prefix(stack) + s),
+            **storage_account_args(location),
+            opts=data,
+        )
+        storage.BlobServiceProperties(
+            f"{name}-blob-service",
+            resource_group_name=group.name,
+            account_name=self.account.name,
+            **blob_service_properties_args(),
+            opts=data,
+        )
+        self.containers = {
+            container: storage.BlobContainer(
+                f"{name}-{container}",
+                resource_group_name=group.name,
+                account_name=self.account.name,
+                **container_args(container),
+                opts=data,
+            )
+            for container in settings.containers
+        }
+
+        # Role definitions are subscription resources: the id needs the subscription id.
+        client = authorization.get_client_config_output(
+            opts=pulumi.InvokeOutputOptions(parent=self)
+        )
+        blob_contributor = client.subscription_id.apply(
+            lambda subscription: role_definition_id(
+                subscription, STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE
+            )
+        )
+
+        self.identities = {}
+        self.managed_identities = {}
+        self.federated_credentials = {}
+        self.role_assignments = {}
+        plans = team_identities(stack, ((team.name, team.namespace) for team in teams))
+        for plan in plans:
+            identity = managedidentity.UserAssignedIdentity(
+                f"{name}-{plan.team}",
+                resource_group_name=group.name,
+                resource_name_=plan.identity_name,
+                location=location,
+                opts=plain,
+            )
+            # One credential per identity (see manifests/identity.py). Several on one identity
+            # would have to be chained with depends_on: Azure rejects concurrent writes of
+            # federated credentials to the same identity.
+            (credential,) = plan.credentials
+            federated = managedidentity.FederatedIdentityCredential(
+                f"{name}-{plan.team}-federation",
+                resource_group_name=group.name,
+                resource_name_=identity.name,
+                federated_identity_credential_resource_name=credential.name,
+                issuer=oidc_issuer_url,
+                subject=credential.subject,
+                audiences=list(credential.audiences),
+                opts=plain,
+            )
+            # Data access on this account only, never on its group or the subscription.
+            assignment = authorization.RoleAssignment(
+                f"{name}-{plan.team}-blob-contributor",
+                scope=self.account.id,
+                principal_id=identity.principal_id,
+                # The identity was just created: telling Azure its type spares the lookup that
+                # fails while the new principal replicates through Entra ID.
+                principal_type="ServicePrincipal",
+                role_definition_id=blob_contributor,
+                description=f"Ray pods of team {plan.team} read and write Blob",
+                opts=plain,
+            )
+            # The client id reaches the service account only once the identity can actually be
+            # used: trusted for the team's tokens and allowed on the account. Pods that start
+            # earlier would fail their first token exchange or Blob request.
+            client_id = pulumi.Output.all(identity.client_id, federated.id, assignment.id).apply(
+                lambda values: str(values[0])
+            )
+            self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
+            self.managed_identities[plan.team] = identity
+            self.federated_credentials[plan.team] = federated
+            self.role_assignments[plan.team] = assignment
+
+        self.resource_group_name = group.name
+        self.account_name = self.account.name
+        endpoints = self.account.primary_endpoints
+        self.blob_endpoint = endpoints.apply(lambda e: e.blob)
+        self.dfs_endpoint = endpoints.apply(lambda e: e.dfs)
+        self.register_outputs(
+            {
+                "accountName": self.account_name,
+                "blobEndpoint": self.blob_endpoint,
+                "containers": list(settings.containers),
+            }
+        )

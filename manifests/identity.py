@@ -1,0 +1,69 @@
+"""Workload identity for team namespaces: which Entra identities exist, whom they trust, and
+which role they hold. Plain data; components/storage.py registers it.
+
+Granularity: one user-assigned identity per team, with one federated identity credential (for
+the team's `ray-workload` service account). Each team's pods can then act only as their own
+identity, role assignments and sign-in logs stay per team, and the Azure limit of 20 federated
+credentials per identity is never approached however many teams a stack has (a hundred teams are
+a hundred identities with one credential each).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Final
+
+from manifests.namespaces import RAY_SERVICE_ACCOUNT, workload_identity_subject
+
+# Azure: at most 20 federated identity credentials on one user-assigned identity.
+MAX_FEDERATED_CREDENTIALS_PER_IDENTITY: Final = 20
+# The audience Entra ID expects in a Kubernetes service-account token it exchanges.
+FEDERATION_AUDIENCE: Final = "api://AzureADTokenExchange"
+# Built-in role "Storage Blob Data Contributor": read, write and delete blobs and containers'
+# contents; no management of the account, its keys or its access.
+STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE: Final = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
+
+
+def role_definition_id(subscription_id: str, role: str) -> str:
+    """The resource id of a built-in role definition in a subscription."""
+    return (
+        f"/subscriptions/{subscription_id}/providers/Microsoft.Authorization/roleDefinitions/{role}"
+    )
+
+
+@dataclass(frozen=True)
+class FederatedCredential:
+    name: str
+    subject: str
+    audiences: tuple[str, ...] = (FEDERATION_AUDIENCE,)
+
+
+@dataclass(frozen=True)
+class TeamIdentity:
+    team: str
+    namespace: str
+    identity_name: str
+    credentials: tuple[FederatedCredential, ...]
+
+
+def team_identities(stack: str, teams: Iterable[tuple[str, str]]) -> tuple[TeamIdentity, ...]:
+    """One identity per `(team, namespace)`, trusting the team's Ray service account.
+
+    Names: identity 3-128 and credential 3-120 characters of letters, digits, '-' and '_';
+    with a stack name of at most 40 and DNS-label team names (at most 63) both always fit.
+    """
+    return tuple(
+        TeamIdentity(
+            team=team,
+            namespace=namespace,
+            identity_name=f"id-aksray-{stack}-{team}",
+            credentials=(
+                FederatedCredential(
+                    name=f"{namespace}-{RAY_SERVICE_ACCOUNT}",
+                    subject=workload_identity_subject(namespace),
+                ),
+            ),
+        )
+        for team, namespace in teams
+    )
