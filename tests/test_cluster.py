@@ -347,3 +347,22 @@ def test_unknown_deployer_principal_type_is_rejected(tmp_path: Path) -> None:
     document = mutated("dev", _cluster_config(lambda c: c.update(deployerPrincipalType="Group")))
     run = assert_rejected(tmp_path, document, "cluster.deployerPrincipalType")
     assert "User, ServicePrincipal, None" in run.stderr
+
+
+def _keys(value: object) -> set[str]:
+    if isinstance(value, dict):
+        return set(value) | {key for inner in value.values() for key in _keys(inner)}
+    if isinstance(value, list):
+        return {key for inner in value for key in _keys(inner)}
+    return set()
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_every_azure_argument_is_one_the_sdk_knows(stack: str) -> None:
+    """Nested arguments are plain dicts: the SDK turns the names it knows into the API's
+    camelCase and would send a misspelled one unchanged, snake_case and all."""
+    azure = [r for r in planned(stack).resources if r.type.startswith("azure-native:")]
+    assert {CLUSTER, POOL, ROLE, "azure-native:storage:StorageAccount"} <= {r.type for r in azure}
+    for resource in azure:
+        unknown = {key for key in _keys(resource.inputs) if "_" in key}
+        assert unknown == set(), (resource.name, unknown)
