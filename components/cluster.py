@@ -69,7 +69,9 @@ class AksCluster(pulumi.ComponentResource):
             self.cluster_name = pulumi.Output.from_input(settings.kubeconfig_context or "rendered")
             self.provider = k8s.Provider(
                 f"{name}-k8s",
-                context=settings.kubeconfig_context or None,
+                # The provider refuses a context or kubeconfig together with a render directory:
+                # rendering talks to no cluster at all.
+                context=None if render_to else settings.kubeconfig_context or None,
                 render_yaml_to_directory=render_to,
                 # Provider 4.25 applies server-side and adopts objects that already exist on an
                 # existing cluster (from 4.29 on that needs `upsert_existing_objects=True`).
@@ -188,7 +190,7 @@ class AksCluster(pulumi.ComponentResource):
         self.node_resource_group = cluster.node_resource_group.apply(lambda v: v or "")
         self.provider = k8s.Provider(
             f"{name}-k8s",
-            kubeconfig=self.kubeconfig,
+            kubeconfig=None if render_to else self.kubeconfig,
             render_yaml_to_directory=render_to,
             # Operators and Ray heads need the CPU pool before anything is scheduled, and the
             # provider's identity needs its role before its first request.

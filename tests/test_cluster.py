@@ -28,6 +28,7 @@ from tests.harness import (
     mutated,
     one,
     planned,
+    stack_document,
     transitive_dependencies,
     write_stack,
 )
@@ -259,13 +260,34 @@ def test_deployer_role_can_be_left_to_the_operator(tmp_path: Path) -> None:
     assert not any(ROLE in urn for urn in transitive_dependencies(result, provider))
 
 
+def test_existing_mode_without_rendering_uses_the_kube_context(tmp_path: Path) -> None:
+    document = stack_document("local")
+    del document["config"]["aks-ray-platform:cluster"]["renderYamlTo"]
+    result = run_program(write_stack(tmp_path, document))
+    provider = one(result, PROVIDER, "aksray-cluster-k8s")
+    assert provider.inputs["context"] == "kind-dev"
+    assert "renderYamlToDirectory" not in provider.inputs
+
+
+def test_aks_mode_rendering_passes_no_kubeconfig(tmp_path: Path) -> None:
+    document = stack_document("dev")
+    document["config"]["aks-ray-platform:cluster"]["renderYamlTo"] = "out/dev-yaml"
+    document["config"]["aks-ray-platform:operators"] = {"install": False}
+    result = run_program(write_stack(tmp_path, document))
+    provider = one(result, PROVIDER, "aksray-cluster-k8s")
+    assert "kubeconfig" not in provider.inputs
+    assert provider.inputs["renderYamlToDirectory"] == "out/dev-yaml"
+
+
 def test_existing_mode_creates_nothing_in_azure() -> None:
     result = planned("local")
     assert result.resources
     assert [r.type for r in result.resources if r.type.startswith("azure-native:")] == []
     assert result.by_type("random:index/randomString:RandomString") == []
     provider = one(result, PROVIDER, "aksray-cluster-k8s")
-    assert provider.inputs["context"] == "kind-dev"
+    # Rendering reaches no cluster: the provider takes no context (it refuses one with a
+    # render directory) even though the stack names one for when it stops rendering.
+    assert "context" not in provider.inputs and "kubeconfig" not in provider.inputs
     assert provider.inputs["renderYamlToDirectory"] == "out/local-yaml"
     assert "kubeconfig" not in result.outputs
 
