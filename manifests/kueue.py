@@ -23,7 +23,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from manifests.capacity import (
-    GPU_RESOURCE,
     RESOURCES,
     effective_limit,
     effective_quota,
@@ -199,15 +198,3 @@ def kueue_objects(settings: Settings) -> list[dict[str, Any]]:
         *(cluster_queue(team, settings) for team in scheduling.teams),
         *(local_queue(team) for team in scheduling.teams),
     ]
-
-
-__all__ = [
-    "GPU_RESOURCE",
-    "KUEUE_API_VERSION",
-    "cluster_queue",
-    "cohort",
-    "kueue_objects",
-    "local_queue",
-    "resource_flavors",
-    "workload_priority_classes",
-]
