@@ -142,9 +142,11 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 custom=bool(request.custom),
                 parent=request.parent or None,
                 inputs=inputs,
-                depends_on=tuple(dict.fromkeys(request.dependencies)),
+                # The SDK collects dependencies in a set: sort them for stable records.
+                depends_on=tuple(sorted(set(request.dependencies))),
                 property_dependencies={
-                    key: tuple(deps.urns) for key, deps in request.propertyDependencies.items()
+                    key: tuple(sorted(set(deps.urns)))
+                    for key, deps in request.propertyDependencies.items()
                 },
                 provider=request.provider or None,
                 protect=bool(request.protect),

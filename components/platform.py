@@ -7,6 +7,7 @@ import pulumi
 from components.cluster import AksCluster
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
+from components.queues import SchedulingQueues
 from components.settings import Settings
 from components.storage import BlobStorage
 
@@ -16,6 +17,7 @@ class Platform(pulumi.ComponentResource):
     storage: BlobStorage | None  # None when storage.enabled is false
     namespaces: TeamNamespaces
     operators: ClusterOperators
+    queues: SchedulingQueues
 
     def __init__(
         self, name: str, settings: Settings, opts: pulumi.ResourceOptions | None = None
@@ -54,6 +56,17 @@ class Platform(pulumi.ComponentResource):
             f"{name}-operators",
             settings,
             provider=self.cluster.provider,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        # Kueue and KAI objects need their operators' CRDs and webhooks (each release is None
+        # when the stack does not install operators).
+        self.queues = SchedulingQueues(
+            f"{name}-queues",
+            settings,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            kueue=self.operators.kueue,
+            kai=self.operators.kai,
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})

@@ -22,6 +22,7 @@ import pulumi
 from pulumi.runtime import config as runtime_config
 
 from manifests.aks import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
+from manifests.capacity import UNLIMITED
 from manifests.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
 from manifests.priorities import PRIORITY_CLASSES
 from manifests.quantity import QuantityError, parse_cpu_millis, parse_memory_bytes
@@ -40,6 +41,8 @@ GpuDriver = Literal["operator", "aks"]
 # Azure's principal type of the identity running `pulumi up` (Azure checks it), or None to grant it
 # nothing on the cluster.
 DeployerPrincipalType = Literal["User", "ServicePrincipal", "None"]
+QueueingStrategy = Literal["BestEffortFIFO", "StrictFIFO"]
+QUEUEING_STRATEGIES: Final[tuple[QueueingStrategy, ...]] = ("BestEffortFIFO", "StrictFIFO")
 
 # Names that must not be team namespaces: the cluster's own and the operators'.
 RESERVED_NAMESPACES: Final = frozenset(
@@ -137,7 +140,8 @@ class StorageSettings:
 
 @dataclass(frozen=True)
 class Resources:
-    """An amount per resource; None where the stack left it out."""
+    """An amount per resource; None where the stack left it out, UNLIMITED (-1) where a quota
+    says `unlimited`."""
 
     gpu: int | None = None
     cpu_millis: int | None = None
@@ -154,6 +158,7 @@ class TeamSettings:
     borrowing_limit: Mapping[str, Resources]
     lending_limit: Mapping[str, Resources]
     over_quota_weight: int
+    queueing_strategy: QueueingStrategy = "BestEffortFIFO"
 
 
 @dataclass(frozen=True)
@@ -167,6 +172,8 @@ class SchedulingSettings:
     departments: tuple[DepartmentSettings, ...]
     # Let Σ team quotas of a flavor exceed what its pool holds at max size.
     allow_overcommit: bool
+    # Kueue ClusterQueue queueing strategy of every team without its own.
+    queueing_strategy: QueueingStrategy = "BestEffortFIFO"
 
     @property
     def teams(self) -> tuple[TeamSettings, ...]:
@@ -437,7 +444,9 @@ _TEAM_KEYS: Final = (
     "borrowingLimit",
     "lendingLimit",
     "overQuotaWeight",
+    "queueingStrategy",
 )
+_SCHEDULING_KEYS: Final = ("departments", "allowOvercommit", "queueingStrategy")
 
 
 def _vm_size(section: _Map, key: str, default: str, *, gpu: bool) -> str:
@@ -632,8 +641,13 @@ def _check_azure(
         )
 
 
-def _parse_resources(section: _Map, key: str, flavors: tuple[str, ...]) -> dict[str, Resources]:
-    """A `flavor -> {gpu, cpu, memory}` map (quota, borrowingLimit or lendingLimit)."""
+def _parse_resources(
+    section: _Map, key: str, flavors: tuple[str, ...], *, allow_unlimited: bool = False
+) -> dict[str, Resources]:
+    """A `flavor -> {gpu, cpu, memory}` map (quota, borrowingLimit or lendingLimit).
+
+    A quota amount may be `unlimited` (the whole pool in Kueue, -1 in KAI); limits may not: an
+    absent limit already means "no limit"."""
     per_flavor = section.mapping(key, None)
     if per_flavor is None:
         return {}
@@ -651,9 +665,25 @@ def _parse_resources(section: _Map, key: str, flavors: tuple[str, ...]) -> dict[
         if entry is None:
             continue
         gpu = cpu = memory = None
-        if entry.has("gpu"):
+        unlimited = {
+            resource
+            for resource in _RESOURCE_KEYS
+            if entry.has(resource) and entry.value[resource] == "unlimited"
+        }
+        if unlimited and not allow_unlimited:
+            for resource in sorted(unlimited):
+                entry.problem(
+                    _join(path, resource),
+                    "only a quota can be unlimited; leave a limit out for no limit",
+                )
+            unlimited = set()
+        if "gpu" in unlimited:
+            gpu = UNLIMITED
+        elif entry.has("gpu"):
             gpu = entry.integer("gpu", 0, maximum=MAX_GPUS)
-        if entry.has("cpu"):
+        if "cpu" in unlimited:
+            cpu = UNLIMITED
+        elif entry.has("cpu"):
             cpu = _quantity(
                 entry,
                 "cpu",
@@ -661,7 +691,9 @@ def _parse_resources(section: _Map, key: str, flavors: tuple[str, ...]) -> dict[
                 MAX_CPU_MILLIS,
                 "write cores or millicores, e.g. 16 or 500m",
             )
-        if entry.has("memory"):
+        if "memory" in unlimited:
+            memory = UNLIMITED
+        elif entry.has("memory"):
             memory = _quantity(
                 entry, "memory", parse_memory_bytes, MAX_MEMORY_BYTES, "write e.g. 64Gi or 512Mi"
             )
@@ -669,6 +701,14 @@ def _parse_resources(section: _Map, key: str, flavors: tuple[str, ...]) -> dict[
             entry.problem(
                 _join(path, "gpu"), "the CPU pool has no GPUs; put GPU quota on a GPU pool's flavor"
             )
+        if key == "quota" and flavor == CPU_POOL_NAME:
+            for resource in ("cpu", "memory"):
+                if not entry.has(resource):
+                    entry.problem(
+                        _join(path, resource),
+                        "is required: the CPU pool has no GPUs to derive it from (Ray heads "
+                        "request cpu and memory); write e.g. cpu: 8, memory: 32Gi",
+                    )
         result[str(flavor)] = Resources(gpu=gpu, cpu_millis=cpu, memory_bytes=memory)
     return result
 
@@ -702,15 +742,26 @@ def _check_limits_within_quota(section: _Map, team: TeamSettings) -> None:
                     f"quota.{flavor} (gpu: 0 to only borrow) or remove it",
                 )
                 continue
+            nominal = team.quota[flavor]
+            for resource, given, have in (
+                ("gpu", limit.gpu, nominal.gpu),
+                ("cpu", limit.cpu_millis, nominal.cpu_millis),
+                ("memory", limit.memory_bytes, nominal.memory_bytes),
+            ):
+                if given is not None and have == UNLIMITED:
+                    section.problem(
+                        _join(path, resource),
+                        f"quota.{flavor}.{resource} is unlimited (the whole pool); a "
+                        f"{key} on top of it means nothing, remove it",
+                    )
             if key != "lendingLimit":
                 continue
-            nominal = team.quota[flavor]
             for resource, lent, have in (
                 ("gpu", limit.gpu, nominal.gpu),
                 ("cpu", limit.cpu_millis, nominal.cpu_millis),
                 ("memory", limit.memory_bytes, nominal.memory_bytes),
             ):
-                if lent is not None and have is not None and lent > have:
+                if lent is not None and have is not None and have != UNLIMITED and lent > have:
                     section.problem(
                         _join(path, resource),
                         "a team cannot lend more than its nominal quota; lower the "
@@ -721,7 +772,8 @@ def _check_limits_within_quota(section: _Map, team: TeamSettings) -> None:
 def _parse_scheduling(
     raw: _Map | None, problems: list[Problem], flavors: tuple[str, ...]
 ) -> SchedulingSettings:
-    section = raw or _Map({}, "scheduling", problems, ("departments", "allowOvercommit"))
+    section = raw or _Map({}, "scheduling", problems, _SCHEDULING_KEYS)
+    strategy = _queueing_strategy(section, "BestEffortFIFO")
     departments: list[DepartmentSettings] = []
     team_paths: dict[str, str] = {}
     namespace_paths: dict[str, str] = {}
@@ -753,7 +805,7 @@ def _parse_scheduling(
             team_map = dept.child(team_path, team_value, _TEAM_KEYS)
             if team_map is None:
                 continue
-            team = _parse_team(team_map, dept_name, flavors)
+            team = _parse_team(team_map, dept_name, flavors, strategy)
             name_path = _join(team_path, "name")
             for value, seen, what, path in (
                 (team.name, team_paths, "team", name_path),
@@ -795,10 +847,18 @@ def _parse_scheduling(
     return SchedulingSettings(
         departments=tuple(departments),
         allow_overcommit=section.boolean("allowOvercommit", False),
+        queueing_strategy=strategy,
     )
 
 
-def _parse_team(team: _Map, department: str, flavors: tuple[str, ...]) -> TeamSettings:
+def _queueing_strategy(section: _Map, default: QueueingStrategy) -> QueueingStrategy:
+    chosen = section.choice("queueingStrategy", QUEUEING_STRATEGIES, default)
+    return next(s for s in QUEUEING_STRATEGIES if s == chosen)
+
+
+def _parse_team(
+    team: _Map, department: str, flavors: tuple[str, ...], strategy: QueueingStrategy
+) -> TeamSettings:
     label_hint = "use a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters"
     name = team.string("name", required=True, pattern=_DNS_LABEL, hint=label_hint)
     if len(name) > 63:
@@ -828,10 +888,11 @@ def _parse_team(team: _Map, department: str, flavors: tuple[str, ...]) -> TeamSe
         department=department,
         namespace=namespace,
         local_queue=local_queue,
-        quota=MappingProxyType(_parse_resources(team, "quota", flavors)),
+        quota=MappingProxyType(_parse_resources(team, "quota", flavors, allow_unlimited=True)),
         borrowing_limit=MappingProxyType(_parse_resources(team, "borrowingLimit", flavors)),
         lending_limit=MappingProxyType(_parse_resources(team, "lendingLimit", flavors)),
         over_quota_weight=team.integer("overQuotaWeight", 1, maximum=1000),
+        queueing_strategy=_queueing_strategy(team, strategy),
     )
     _check_limits_within_quota(team, settings)
     return settings
@@ -938,7 +999,7 @@ def parse_settings(
     storage = _parse_storage(top.mapping("storage", ("enabled", "containers", "protect")), problems)
     _check_azure(stack, cluster, storage, problems)
     scheduling = _parse_scheduling(
-        top.mapping("scheduling", ("departments", "allowOvercommit")), problems, cluster.flavors
+        top.mapping("scheduling", _SCHEDULING_KEYS), problems, cluster.flavors
     )
     workloads = _parse_workloads(
         top.mapping("workloads", tuple(WORKLOADS)), problems, scheduling, storage

@@ -129,7 +129,8 @@ KAI_IMAGE_TAG: Final = KAI_SCHEDULER.version
 # payloads; its Ray version must match the payloads' requirements).
 RAY_IMAGE: Final[str | None] = None
 
-# API versions of the objects we write.
+# API versions of the objects we write. Kueue v0.19 stores v1beta2; v1beta1 is deprecated and
+# names the ClusterQueue cohort field `cohort` instead of `cohortName`.
 KUEUE_API_VERSION: Final = "kueue.x-k8s.io/v1beta2"
 KUEUE_CONFIG_API_VERSION: Final = "config.kueue.x-k8s.io/v1beta2"
 KAI_API_VERSION: Final = "scheduling.run.ai/v2"

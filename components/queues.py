@@ -1,0 +1,135 @@
+"""Kueue and KAI scheduling objects for the whole organisation tree (built in manifests/)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.k8s_objects import create_object
+from components.namespaces import TeamNamespaces
+from components.settings import Settings
+from manifests.kai import department_queue, team_queue
+from manifests.kueue import (
+    cluster_queue,
+    cohort,
+    local_queue,
+    resource_flavors,
+    team_flavors,
+    workload_priority_classes,
+)
+
+
+def _explicit_dependencies(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
+    """The Resources in `opts.depends_on`; every child waits for them too."""
+    if opts is None or opts.depends_on is None:
+        return []
+    depends_on = opts.depends_on
+    items = depends_on if isinstance(depends_on, Sequence) else [depends_on]
+    return [item for item in items if isinstance(item, pulumi.Resource)]
+
+
+class SchedulingQueues(pulumi.ComponentResource):
+    """ResourceFlavors, WorkloadPriorityClasses, Cohorts, ClusterQueues and LocalQueues for
+    Kueue; department and team Queues for KAI.
+
+    `kueue` and `kai` are the operator releases these objects need (their CRDs and webhooks);
+    None when the cluster already runs the operator. Anything in `opts.depends_on` is waited
+    for by every child as well.
+    """
+
+    flavors: dict[str, pulumi.CustomResource]  # by flavor name
+    priority_classes: dict[str, pulumi.CustomResource]  # by class name
+    cohorts: dict[str, pulumi.CustomResource]  # by department
+    cluster_queues: dict[str, pulumi.CustomResource]  # by team
+    local_queues: dict[str, pulumi.Resource]  # by team
+    kai_queues: dict[str, pulumi.CustomResource]  # by department or team name
+    ready: list[pulumi.Resource]  # what a workload must wait for
+
+    def __init__(
+        self,
+        name: str,
+        settings: Settings,
+        *,
+        provider: k8s.Provider,
+        namespaces: TeamNamespaces,
+        kueue: pulumi.Resource | None = None,
+        kai: pulumi.Resource | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        super().__init__("aksray:platform:SchedulingQueues", name, None, opts)
+        common = _explicit_dependencies(opts)
+        kueue_ready = [*common, *([kueue] if kueue is not None else [])]
+        kai_ready = [*common, *([kai] if kai is not None else [])]
+
+        def child(*depends_on: pulumi.Resource) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(
+                parent=self, provider=provider, depends_on=list(depends_on)
+            )
+
+        scheduling = settings.scheduling
+        self.flavors = {
+            manifest["metadata"]["name"]: create_object(
+                f"{name}-flavor-{manifest['metadata']['name']}", manifest, child(*kueue_ready)
+            )
+            for manifest in resource_flavors(settings.cluster)
+        }
+        self.priority_classes = {
+            manifest["metadata"]["name"]: create_object(
+                f"{name}-priority-{manifest['metadata']['name']}", manifest, child(*kueue_ready)
+            )
+            for manifest in workload_priority_classes()
+        }
+        self.cohorts = {
+            dept.name: create_object(
+                f"{name}-cohort-{dept.name}", cohort(dept.name), child(*kueue_ready)
+            )
+            for dept in scheduling.departments
+        }
+        self.cluster_queues = {}
+        self.local_queues = {}
+        for team in scheduling.teams:
+            # A ResourceFlavor cannot be deleted while a ClusterQueue uses it (Kueue's
+            # resource-in-use finalizer): the queue goes first on destroy, after on create.
+            self.cluster_queues[team.name] = create_object(
+                f"{name}-cq-{team.name}",
+                cluster_queue(team, settings),
+                child(*kueue_ready, *(self.flavors[f] for f in team_flavors(team, settings))),
+            )
+            self.local_queues[team.name] = create_object(
+                f"{name}-lq-{team.name}",
+                local_queue(team),
+                child(
+                    *kueue_ready,
+                    self.cluster_queues[team.name],
+                    namespaces.namespaces[team.name],
+                ),
+            )
+
+        self.kai_queues = {
+            dept.name: create_object(
+                f"{name}-kai-{dept.name}", department_queue(dept, settings), child(*kai_ready)
+            )
+            for dept in scheduling.departments
+        }
+        for team in scheduling.teams:
+            # A leaf names its parent: the parent exists first and is deleted last.
+            self.kai_queues[team.name] = create_object(
+                f"{name}-kai-{team.name}",
+                team_queue(team, settings),
+                child(*kai_ready, self.kai_queues[team.department]),
+            )
+
+        self.ready = [
+            *self.priority_classes.values(),
+            *self.local_queues.values(),
+            *(self.kai_queues[team.name] for team in scheduling.teams),
+        ]
+        self.register_outputs(
+            {
+                "clusterQueues": sorted(self.cluster_queues),
+                "localQueues": {t.name: f"{t.namespace}/{t.local_queue}" for t in scheduling.teams},
+                "kaiQueues": sorted(self.kai_queues),
+            }
+        )

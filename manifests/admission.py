@@ -1,0 +1,224 @@
+"""A small, pure simulation of how Kueue assigns flavors to a workload's pod sets.
+
+It reads the ClusterQueue dict the builders produce (manifests/kueue.py), so tests and the planner
+check the very object that gets deployed. It models Kueue's flavor assigner on an empty cluster:
+
+- a pod set's requests are its per-pod requests times its pod count; resources it requests 0 of
+  do not count;
+- per resource group that covers some of them, flavors are tried in order; every requested
+  resource of that group must come from one flavor;
+- a requested resource no group covers makes the workload inadmissible;
+- a flavor is skipped when its node labels contradict the pod set's node selector (needs the
+  ResourceFlavor objects; without them labels are not checked);
+- a flavor fits when the requests fit its nominal quota, or its nominal quota plus what it may
+  borrow (min(borrowingLimit, what the cohort can lend), 0 unless `borrowable` says otherwise);
+  with `whenCanBorrow: MayStopSearch` the first flavor that fits by borrowing is taken, with
+  `TryNextFlavor` a later flavor that fits without borrowing is preferred;
+- pod sets of one workload are assigned in order and their usage adds up.
+
+Not modelled: preemption, admission checks, topology, fair sharing, partial admission.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from manifests.quantity import parse_cpu_millis, parse_memory_bytes
+
+# Amounts are integers in canonical units: cpu in millicores, memory in bytes, others in units.
+Requests = Mapping[str, int]
+FlavorResource = tuple[str, str]  # (flavor, resource)
+
+
+class Inadmissible(Exception):  # noqa: N818 - a verdict, not a program error
+    """The pod sets cannot be admitted by this ClusterQueue on an empty cluster."""
+
+
+def parse_amount(resource: str, value: object) -> int:
+    """A quota quantity of a resource in canonical integer units."""
+    if resource == "cpu":
+        return parse_cpu_millis(value)
+    return parse_memory_bytes(value)  # memory in bytes; extended resources are plain counts
+
+
+@dataclass(frozen=True)
+class PodSet:
+    name: str
+    count: int
+    requests: Requests  # per pod
+    node_selector: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def total(self) -> dict[str, int]:
+        return {r: v * self.count for r, v in self.requests.items() if v > 0}
+
+
+@dataclass(frozen=True)
+class _Quota:
+    nominal: int
+    borrowing_limit: int | None
+
+
+def _quotas(flavor: Mapping[str, Any]) -> dict[str, _Quota]:
+    quotas = {}
+    for entry in flavor["resources"]:
+        resource = str(entry["name"])
+        limit = entry.get("borrowingLimit")
+        quotas[resource] = _Quota(
+            nominal=parse_amount(resource, entry["nominalQuota"]),
+            borrowing_limit=None if limit is None else parse_amount(resource, limit),
+        )
+    return quotas
+
+
+def _labels_allow(
+    flavor: str, node_selector: Mapping[str, str], resource_flavors: Mapping[str, Any] | None
+) -> bool:
+    if resource_flavors is None or not node_selector:
+        return True
+    labels = (resource_flavors.get(flavor) or {}).get("spec", {}).get("nodeLabels", {})
+    return all(node_selector.get(key, value) == value for key, value in labels.items())
+
+
+_FIT: Final = 2
+_BORROW: Final = 1
+_NO_FIT: Final = 0
+
+
+def _fit(
+    flavor: str,
+    quotas: Mapping[str, _Quota],
+    wanted: Mapping[str, int],
+    usage: Mapping[FlavorResource, int],
+    borrowable: Mapping[FlavorResource, int],
+) -> int:
+    mode = _FIT
+    for resource, amount in wanted.items():
+        quota = quotas.get(resource)
+        if quota is None:
+            return _NO_FIT
+        needed = usage.get((flavor, resource), 0) + amount
+        if needed <= quota.nominal:
+            continue
+        lendable = borrowable.get((flavor, resource), 0)
+        if quota.borrowing_limit is not None:
+            lendable = min(lendable, quota.borrowing_limit)
+        if needed > quota.nominal + lendable:
+            return _NO_FIT
+        mode = _BORROW
+    return mode
+
+
+def assign_pod_sets(
+    pod_sets: Sequence[PodSet],
+    cluster_queue: Mapping[str, Any],
+    *,
+    resource_flavors: Mapping[str, Any] | None = None,
+    borrowable: Mapping[FlavorResource, int] | None = None,
+) -> list[dict[str, str]]:
+    """Per pod set, the flavor each requested resource gets; raises Inadmissible otherwise."""
+    spec = cluster_queue["spec"]
+    groups = spec.get("resourceGroups", [])
+    when_can_borrow = spec.get("flavorFungibility", {}).get("whenCanBorrow", "MayStopSearch")
+    usage: dict[FlavorResource, int] = {}
+    result: list[dict[str, str]] = []
+    for pod_set in pod_sets:
+        total = pod_set.total
+        covered = {r for group in groups for r in group["coveredResources"]}
+        uncovered = sorted(set(total) - covered)
+        if uncovered:
+            raise Inadmissible(f"{pod_set.name}: no resource group covers {', '.join(uncovered)}")
+        assignment: dict[str, str] = {}
+        for group in groups:
+            wanted = {r: v for r, v in total.items() if r in group["coveredResources"]}
+            if not wanted:
+                continue
+            chosen: str | None = None
+            fallback: str | None = None
+            for flavor in group["flavors"]:
+                name = str(flavor["name"])
+                if not _labels_allow(name, pod_set.node_selector, resource_flavors):
+                    continue
+                mode = _fit(name, _quotas(flavor), wanted, usage, borrowable or {})
+                if mode == _FIT:
+                    chosen = name
+                    break
+                if mode == _BORROW:
+                    if when_can_borrow == "MayStopSearch":
+                        chosen = name
+                        break
+                    fallback = fallback or name
+            chosen = chosen or fallback
+            if chosen is None:
+                names = ", ".join(str(f["name"]) for f in group["flavors"])
+                raise Inadmissible(f"{pod_set.name}: no flavor of [{names}] has room for {wanted}")
+            for resource, amount in wanted.items():
+                assignment[resource] = chosen
+                usage[(chosen, resource)] = usage.get((chosen, resource), 0) + amount
+        result.append(assignment)
+    return result
+
+
+def flavor_assignment(
+    pod_requests: Requests,
+    cluster_queue: Mapping[str, Any],
+    **options: Any,
+) -> dict[str, str] | None:
+    """resource -> flavor for one pod set's total requests; None if it cannot be admitted."""
+    try:
+        return assign_pod_sets([PodSet("pods", 1, pod_requests)], cluster_queue, **options)[0]
+    except Inadmissible:
+        return None
+
+
+def assign_flavor(
+    pod_requests: Requests, cluster_queue: Mapping[str, Any], **options: Any
+) -> str | None:
+    """The one flavor a pod set gets (total requests), or None if it cannot be admitted.
+
+    Raises ValueError when its resources get different flavors — a pod that would carry the
+    node selectors of two pools.
+    """
+    assignment = flavor_assignment(pod_requests, cluster_queue, **options)
+    if assignment is None:
+        return None
+    flavors = set(assignment.values())
+    if len(flavors) != 1:
+        raise ValueError(f"the pod set's resources get different flavors: {assignment}")
+    return flavors.pop()
+
+
+def cohort_borrowable(
+    cluster_queues: Sequence[Mapping[str, Any]],
+    borrower: str,
+    usage: Mapping[str, Mapping[FlavorResource, int]] | None = None,
+) -> dict[FlavorResource, int]:
+    """What the other queues of the borrower's cohort can lend it, per (flavor, resource).
+
+    A queue lends its unused nominal quota, at most its lendingLimit. `usage`: queue name ->
+    (flavor, resource) -> amount in use (empty: an idle cohort).
+    """
+    by_name = {str(cq["metadata"]["name"]): cq for cq in cluster_queues}
+    cohort = by_name[borrower]["spec"].get("cohortName")
+    lendable: dict[FlavorResource, int] = {}
+    if not cohort:
+        return lendable
+    for name, cq in by_name.items():
+        if name == borrower or cq["spec"].get("cohortName") != cohort:
+            continue
+        used = (usage or {}).get(name, {})
+        for group in cq["spec"].get("resourceGroups", []):
+            for flavor in group["flavors"]:
+                for entry in flavor["resources"]:
+                    resource = str(entry["name"])
+                    key = (str(flavor["name"]), resource)
+                    nominal = parse_amount(resource, entry["nominalQuota"])
+                    limit = entry.get("lendingLimit")
+                    can_lend = nominal if limit is None else parse_amount(resource, limit)
+                    # Usage counts against the part a queue keeps before the part it lends.
+                    kept = nominal - can_lend
+                    free = max(0, can_lend - max(0, used.get(key, 0) - kept))
+                    lendable[key] = lendable.get(key, 0) + free
+    return lendable

@@ -1,0 +1,198 @@
+"""Kueue objects from the organisation tree: flavors, cohorts, cluster and local queues, priorities.
+
+- One ResourceFlavor per pool (`cpu` and one per GPU pool): node labels that select exactly that
+  pool, tolerations for exactly that pool's taints (manifests/pools.py).
+- One Cohort per department; one ClusterQueue per team in its department's cohort, admitting only
+  the team's namespace; one LocalQueue per team in its namespace.
+- WorkloadPriorityClasses with KAI's priority class names and values.
+
+Resource groups: every ClusterQueue has ONE resource group covering cpu, memory and
+nvidia.com/gpu, flavors in the order [cpu, <GPU pools in stack order>]. Kueue gives a pod set
+all resources of a group from a single flavor, trying flavors in order:
+- a Ray head (cpu and memory only) fits the `cpu` flavor first and lands on the CPU pool;
+- a GPU worker can never get `cpu` (its nvidia.com/gpu quota is 0 and it can borrow none), so it
+  gets a GPU flavor — with that flavor's cpu and memory quota, hence GPU flavors carry cpu and
+  memory quota too (the GPU share of the node allocatable, manifests/capacity.py);
+- one group means one flavor per pod set, so the CPU pool's node selector and a GPU pool's node
+  selector never land on the same pod (two groups — cpu/memory apart from GPUs — would give a GPU
+  worker `cpu` for its CPU and `a100` for its GPU: two contradictory node selectors).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from manifests.capacity import (
+    RESOURCES,
+    effective_limit,
+    effective_quota,
+)
+from manifests.namespaces import MANAGED_BY
+from manifests.pools import (
+    CPU_POOL_NAME,
+    gpu_pool_node_taints,
+    pool_node_labels,
+    tolerations_for,
+)
+from manifests.priorities import PRIORITY_CLASSES
+from manifests.quantity import format_cpu, format_memory
+from manifests.versions import KUEUE_API_VERSION
+
+if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
+    from components.settings import ClusterSettings, Settings, TeamSettings
+
+# Selects a namespace by its name: the API server sets this label on every namespace.
+NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
+# How a job names its LocalQueue and its priority (labels on the RayJob / RayService).
+QUEUE_NAME_LABEL: Final = "kueue.x-k8s.io/queue-name"
+PRIORITY_CLASS_LABEL: Final = "kueue.x-k8s.io/priority-class"
+
+PREEMPTION: Final[dict[str, Any]] = {
+    # A team whose workload fits its own nominal quota takes back what others borrowed from it,
+    # whatever their priority: lent quota is on loan, not given away.
+    "reclaimWithinCohort": "Any",
+    # Never preempt another team's workloads just to borrow.
+    "borrowWithinCohort": {"policy": "Never"},
+    # Inside a team, higher priority (e.g. inference) preempts lower (e.g. train).
+    "withinClusterQueue": "LowerPriority",
+}
+FLAVOR_FUNGIBILITY: Final[dict[str, str]] = {
+    # Borrowing in an earlier flavor beats moving on: a head that must borrow CPU-pool quota
+    # still lands on the CPU pool rather than on a GPU pool's quota.
+    "whenCanBorrow": "MayStopSearch",
+    # Try the next flavor before preempting anything in this one.
+    "whenCanPreempt": "TryNextFlavor",
+}
+
+
+def _metadata(name: str, **labels: str) -> dict[str, Any]:
+    return {"name": name, "labels": {**MANAGED_BY, **labels}}
+
+
+def resource_flavor(name: str, tolerations: list[dict[str, str]]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"nodeLabels": pool_node_labels(name)}
+    if tolerations:
+        spec["tolerations"] = tolerations
+    return {
+        "apiVersion": KUEUE_API_VERSION,
+        "kind": "ResourceFlavor",
+        "metadata": _metadata(name),
+        "spec": spec,
+    }
+
+
+def resource_flavors(cluster: ClusterSettings) -> list[dict[str, Any]]:
+    """`cpu` (no toleration: the CPU pool is untainted), then one flavor per GPU pool."""
+    return [
+        resource_flavor(CPU_POOL_NAME, []),
+        *(
+            resource_flavor(pool.name, tolerations_for(gpu_pool_node_taints(pool.spot)))
+            for pool in cluster.gpu_pools
+        ),
+    ]
+
+
+def cohort(department: str) -> dict[str, Any]:
+    return {
+        "apiVersion": KUEUE_API_VERSION,
+        "kind": "Cohort",
+        "metadata": _metadata(department, **{"aksray.io/department": department}),
+        "spec": {},
+    }
+
+
+def _quantity(resource: str, amount: int) -> str | int:
+    if resource == "cpu":
+        return format_cpu(amount)
+    if resource == "memory":
+        return format_memory(amount)
+    return amount
+
+
+def team_flavors(team: TeamSettings, settings: Settings) -> list[str]:
+    """The flavors of a team's ClusterQueue: those it has quota for, `cpu` first."""
+    return [flavor for flavor in settings.cluster.flavors if flavor in team.quota]
+
+
+def flavor_quotas(team: TeamSettings, flavor: str, settings: Settings) -> dict[str, Any]:
+    """One entry of `resourceGroups[0].flavors`: every covered resource, in RESOURCES order."""
+    nominal = effective_quota(team, flavor, settings)
+    borrowing = effective_limit(team, flavor, "borrowingLimit", settings)
+    lending = effective_limit(team, flavor, "lendingLimit", settings)
+    resources = []
+    for resource in RESOURCES:
+        entry: dict[str, Any] = {
+            "name": resource,
+            "nominalQuota": _quantity(resource, nominal.get(resource)),
+        }
+        if borrowing[resource] is not None:
+            entry["borrowingLimit"] = _quantity(resource, borrowing[resource] or 0)
+        if lending[resource] is not None:
+            entry["lendingLimit"] = _quantity(resource, lending[resource] or 0)
+        resources.append(entry)
+    return {"name": flavor, "resources": resources}
+
+
+def cluster_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
+    return {
+        "apiVersion": KUEUE_API_VERSION,
+        "kind": "ClusterQueue",
+        "metadata": _metadata(
+            team.name, **{"aksray.io/team": team.name, "aksray.io/department": team.department}
+        ),
+        "spec": {
+            "cohortName": team.department,
+            # Only the team's own namespace may submit to its queue.
+            "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: team.namespace}},
+            "queueingStrategy": team.queueing_strategy,
+            "preemption": dict(PREEMPTION),
+            "flavorFungibility": dict(FLAVOR_FUNGIBILITY),
+            "resourceGroups": [
+                {
+                    "coveredResources": list(RESOURCES),
+                    "flavors": [
+                        flavor_quotas(team, flavor, settings)
+                        for flavor in team_flavors(team, settings)
+                    ],
+                }
+            ],
+        },
+    }
+
+
+def local_queue(team: TeamSettings) -> dict[str, Any]:
+    return {
+        "apiVersion": KUEUE_API_VERSION,
+        "kind": "LocalQueue",
+        "metadata": {
+            **_metadata(team.local_queue, **{"aksray.io/team": team.name}),
+            "namespace": team.namespace,
+        },
+        "spec": {"clusterQueue": team.name},
+    }
+
+
+def workload_priority_class(name: str, value: int) -> dict[str, Any]:
+    return {
+        "apiVersion": KUEUE_API_VERSION,
+        "kind": "WorkloadPriorityClass",
+        "metadata": _metadata(name),
+        "value": value,
+        "description": f"KAI Scheduler's `{name}` priority class ({value}), for Kueue",
+    }
+
+
+def workload_priority_classes() -> list[dict[str, Any]]:
+    return [workload_priority_class(name, value) for name, value in PRIORITY_CLASSES.items()]
+
+
+def kueue_objects(settings: Settings) -> list[dict[str, Any]]:
+    """Every Kueue object of the stack, in creation order."""
+    scheduling = settings.scheduling
+    return [
+        *resource_flavors(settings.cluster),
+        *workload_priority_classes(),
+        *(cohort(dept.name) for dept in scheduling.departments),
+        *(cluster_queue(team, settings) for team in scheduling.teams),
+        *(local_queue(team) for team in scheduling.teams),
+    ]

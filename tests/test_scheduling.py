@@ -1,0 +1,694 @@
+"""The organisation tree as Kueue and KAI objects: capacity arithmetic, builders, the flavor
+assignment the resource-group design leads to, the two demo scenarios, settings rules, and the
+component's wiring under mocks."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pulumi
+import pulumi_kubernetes as k8s
+import pytest
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import settings as runtime_settings
+from pulumi.runtime.stack import run_pulumi_func
+
+from aksray.mocks import PlatformMocks
+from aksray.runner import PROJECT_ROOT, RecordedResource, RecordingMonitor, RunResult, run_program
+from components.settings import Settings, TeamSettings, parse_settings
+from manifests.admission import (
+    Inadmissible,
+    PodSet,
+    assign_flavor,
+    assign_pod_sets,
+    cohort_borrowable,
+)
+from manifests.capacity import (
+    MIB,
+    Amounts,
+    effective_limit,
+    effective_quota,
+    gpu_share,
+    kube_reserved_cpu_millis,
+    kube_reserved_memory_bytes,
+    node_allocatable,
+    pool_capacity,
+)
+from manifests.kai import kai_queues, team_queue_resources
+from manifests.kueue import (
+    cluster_queue,
+    kueue_objects,
+    local_queue,
+    resource_flavors,
+    workload_priority_classes,
+)
+from manifests.pools import GPU_TAINT, POOL_LABEL_KEY, SPOT_TAINT
+from manifests.quantity import parse_cpu_millis, parse_memory_bytes
+from tests.harness import REFERENCE, P, assert_rejected, mutated, one, planned
+from workloads.catalog import WORKLOADS
+from workloads.spec import PodShape
+
+GIB = 1024**3
+GPU = "nvidia.com/gpu"
+COVERED = ["cpu", "memory", GPU]
+SCENARIOS = PROJECT_ROOT / "tests" / "stacks"
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
+KAI_QUEUE = "kubernetes:scheduling.run.ai/v2:Queue"
+STACKS = ("dev", "prod", "local")
+
+
+@functools.cache
+def scenario(name: str) -> RunResult:
+    result = run_program(SCENARIOS / f"{name}.yaml")
+    assert result.ok, result.problems
+    return result
+
+
+def settings_of(stack: str) -> Settings:
+    result = scenario(stack) if (SCENARIOS / f"{stack}.yaml").exists() else planned(stack)
+    settings: Settings = result.settings
+    return settings
+
+
+def registered(result: RunResult, type_token: str) -> dict[str, dict[str, Any]]:
+    """metadata.name -> inputs of every registered object of a type."""
+    return {r.inputs["metadata"]["name"]: r.inputs for r in result.by_type(type_token)}
+
+
+def pod(shape: PodShape) -> dict[str, int]:
+    return {
+        "cpu": parse_cpu_millis(shape.cpu),
+        "memory": parse_memory_bytes(shape.memory),
+        GPU: shape.gpus,
+    }
+
+
+def totals(shape: PodShape, count: int) -> dict[str, int]:
+    return {resource: amount * count for resource, amount in pod(shape).items()}
+
+
+# --------------------------------------------------------------------------------------------
+# Capacity: AKS node allocatable and the effective quota
+# --------------------------------------------------------------------------------------------
+
+
+def test_kube_reserved_cpu_reproduces_the_published_aks_table() -> None:
+    table = {1: 60, 2: 100, 4: 140, 8: 180, 16: 260, 32: 420, 64: 740}
+    assert {cores: kube_reserved_cpu_millis(cores) for cores in table} == table
+    assert kube_reserved_cpu_millis(24) == 340
+    assert kube_reserved_cpu_millis(96) == 1060
+
+
+def test_kube_reserved_memory_is_the_lesser_of_the_pod_formula_and_a_quarter() -> None:
+    assert kube_reserved_memory_bytes(8 * GIB, max_pods=30) == 650 * MIB  # the docs' example
+    assert kube_reserved_memory_bytes(8 * GIB) == 2 * GIB  # 25% < 20 MiB x 250 + 50 MiB
+    assert kube_reserved_memory_bytes(880 * GIB) == 5050 * MIB
+
+
+def test_node_allocatable() -> None:
+    assert node_allocatable("Standard_NC24ads_A100_v4") == Amounts(
+        cpu_millis=24000 - 340, memory_bytes=(220 * 1024 - 5050 - 100) * MIB, gpu=1
+    )
+    assert node_allocatable("Standard_D8ds_v6") == Amounts(7820, (32 * 1024 - 5150) * MIB, 0)
+    # 4 GPUs per node: each GPU's share, in whole millicores and whole MiB.
+    assert gpu_share("Standard_NC96ads_A100_v4") == Amounts(23735, 223992 * MIB, 1)
+
+
+def test_gpu_flavor_cpu_and_memory_default_to_the_gpu_share() -> None:
+    settings = settings_of("dev")
+    team = settings.scheduling.team("team-a")
+    # a100: {gpu: 5} on Standard_NC24ads_A100_v4 (1 GPU per node)
+    assert effective_quota(team, "a100", settings) == Amounts(5 * 23660, 5 * 220130 * MIB, 5)
+    assert effective_quota(team, "cpu", settings) == Amounts(8000, 32 * GIB, 0)
+
+
+def test_limits_take_the_gpu_share_and_lending_never_exceeds_the_quota() -> None:
+    settings = settings_of("prod")
+    nlp = settings.scheduling.team("nlp")
+    assert effective_limit(nlp, "a100", "borrowingLimit", settings) == {
+        "cpu": 8 * 23735,
+        "memory": 8 * 223992 * MIB,
+        GPU: 8,
+    }
+    assert effective_limit(nlp, "a100", "lendingLimit", settings) == {
+        "cpu": 4 * 23735,
+        "memory": 4 * 223992 * MIB,
+        GPU: 4,
+    }
+    # The CPU flavor never borrows GPUs; cpu/memory without a limit borrow freely.
+    assert effective_limit(nlp, "cpu", "borrowingLimit", settings) == {
+        "cpu": None,
+        "memory": None,
+        GPU: 0,
+    }
+    custom = _parse(
+        "dev",
+        lambda c: _team(c).update(
+            quota={"a100": {"gpu": 4, "cpu": 10}, "cpu": {"cpu": 8, "memory": "32Gi"}},
+            lendingLimit={"a100": {"gpu": 2}},
+        ),
+    )
+    lent = effective_limit(custom.scheduling.team("team-a"), "a100", "lendingLimit", custom)
+    assert lent["cpu"] == 10000  # 2 x 23660m would exceed the 10 CPUs the team has
+
+
+def test_unlimited_is_the_whole_pool() -> None:
+    settings = settings_of("kai-demo")
+    team = settings.scheduling.team("team-a")
+    assert effective_quota(team, "gpu", settings) == pool_capacity(settings.cluster, "gpu")
+    assert pool_capacity(settings.cluster, "gpu") == Amounts(2 * 23660, 2 * 220130 * MIB, 2)
+    assert effective_quota(team, "cpu", settings) == Amounts(2 * 7820, 2 * 27618 * MIB, 0)
+
+
+# --------------------------------------------------------------------------------------------
+# Kueue objects
+# --------------------------------------------------------------------------------------------
+
+
+def test_one_flavor_per_pool_selecting_exactly_that_pool_and_tolerating_its_taints() -> None:
+    flavors = {
+        f["metadata"]["name"]: f["spec"] for f in resource_flavors(settings_of("prod").cluster)
+    }
+    toleration = {"operator": "Equal"}
+    gpu = {**toleration, **GPU_TAINT}
+    spot = {**toleration, **SPOT_TAINT}
+    assert flavors == {
+        "cpu": {"nodeLabels": {POOL_LABEL_KEY: "cpu"}},
+        "a100": {"nodeLabels": {POOL_LABEL_KEY: "a100"}, "tolerations": [gpu]},
+        "h100": {"nodeLabels": {POOL_LABEL_KEY: "h100"}, "tolerations": [gpu]},
+        "a100spot": {"nodeLabels": {POOL_LABEL_KEY: "a100spot"}, "tolerations": [gpu, spot]},
+    }
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_cluster_queue_has_one_resource_group_over_cpu_memory_and_gpus(stack: str) -> None:
+    settings = settings_of(stack)
+    for team in settings.scheduling.teams:
+        spec = cluster_queue(team, settings)["spec"]
+        [group] = spec["resourceGroups"]
+        assert group["coveredResources"] == COVERED
+        names = [flavor["name"] for flavor in group["flavors"]]
+        assert names == [f for f in settings.cluster.flavors if f in team.quota]
+        assert names[0] == "cpu"
+        for flavor in group["flavors"]:
+            assert [r["name"] for r in flavor["resources"]] == COVERED
+        cpu_gpu = group["flavors"][0]["resources"][2]
+        assert cpu_gpu == {"name": GPU, "nominalQuota": 0, "borrowingLimit": 0}
+        assert spec["cohortName"] == team.department
+        assert spec["namespaceSelector"] == {
+            "matchLabels": {"kubernetes.io/metadata.name": team.namespace}
+        }
+        assert spec["preemption"] == {
+            "reclaimWithinCohort": "Any",
+            "borrowWithinCohort": {"policy": "Never"},
+            "withinClusterQueue": "LowerPriority",
+        }
+        assert spec["queueingStrategy"] == "BestEffortFIFO"
+
+
+def test_the_serving_queue_of_prod_exactly() -> None:
+    settings = settings_of("prod")
+    queue = cluster_queue(settings.scheduling.team("serving"), settings)
+    assert queue["metadata"]["name"] == "serving"
+    share_a100, share_h100 = "189880m", "94936m"  # 8 x 23735m; 8 x (96000-1060)/8 = 8 x 11867m
+    assert queue["spec"]["resourceGroups"][0]["flavors"] == [
+        {
+            "name": "cpu",
+            "resources": [
+                {"name": "cpu", "nominalQuota": "8"},
+                {"name": "memory", "nominalQuota": "32Gi"},
+                {"name": GPU, "nominalQuota": 0, "borrowingLimit": 0},
+            ],
+        },
+        {
+            "name": "a100",
+            "resources": [
+                {"name": "cpu", "nominalQuota": share_a100, "lendingLimit": "0"},
+                {"name": "memory", "nominalQuota": "1791936Mi", "lendingLimit": "0"},
+                {"name": GPU, "nominalQuota": 8, "lendingLimit": 0},
+            ],
+        },
+        {
+            "name": "h100",
+            "resources": [
+                {
+                    "name": "cpu",
+                    "nominalQuota": share_h100,
+                    "borrowingLimit": share_h100,
+                    "lendingLimit": "0",
+                },
+                {
+                    "name": "memory",
+                    "nominalQuota": "1940448Mi",
+                    "borrowingLimit": "1940448Mi",
+                    "lendingLimit": "0",
+                },
+                {"name": GPU, "nominalQuota": 8, "borrowingLimit": 8, "lendingLimit": 0},
+            ],
+        },
+    ]
+    assert local_queue(settings.scheduling.team("serving")) == {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {
+            "name": "serving",
+            "namespace": "llm-serving",
+            "labels": {
+                "app.kubernetes.io/managed-by": "aks-ray-platform",
+                "aksray.io/team": "serving",
+            },
+        },
+        "spec": {"clusterQueue": "serving"},
+    }
+
+
+def test_queueing_strategy_is_configurable_per_stack_and_per_team() -> None:
+    def configure(config: dict[str, Any]) -> None:
+        config[P + "scheduling"]["queueingStrategy"] = "StrictFIFO"
+        config[P + "scheduling"]["departments"][0]["teams"].append(
+            {
+                "name": "team-b",
+                "queueingStrategy": "BestEffortFIFO",
+                "quota": {"cpu": {"cpu": 1, "memory": "1Gi"}},
+            }
+        )
+
+    settings = _parse("dev", configure)
+    strategies = {
+        team.name: cluster_queue(team, settings)["spec"]["queueingStrategy"]
+        for team in settings.scheduling.teams
+    }
+    assert strategies == {"team-a": "StrictFIFO", "team-b": "BestEffortFIFO"}
+
+
+def _kai_chart_priority_classes() -> dict[str, int]:
+    found = {}
+    for path in (REFERENCE / "manifests" / "kai" / "priorityclasses").glob("*.yaml"):
+        text = path.read_text()
+        name = re.search(r"^  name: (\S+)$", text, re.MULTILINE)
+        value = re.search(r"^value: (\d+)$", text, re.MULTILINE)
+        assert name and value, path
+        found[name.group(1)] = int(value.group(1))
+    return found
+
+
+def test_workload_priority_classes_are_kais_names_and_values() -> None:
+    ours = {c["metadata"]["name"]: c["value"] for c in workload_priority_classes()}
+    assert (
+        ours
+        == _kai_chart_priority_classes()
+        == {
+            "train": 50,
+            "build-preemptible": 75,
+            "build": 100,
+            "inference": 125,
+        }
+    )
+
+
+def test_local_queues_are_never_named_default() -> None:
+    for stack in STACKS:
+        settings = settings_of(stack)
+        names = [
+            o["metadata"]["name"] for o in kueue_objects(settings) if o["kind"] == "LocalQueue"
+        ]
+        assert names and "default" not in names
+
+
+# --------------------------------------------------------------------------------------------
+# KAI queues
+# --------------------------------------------------------------------------------------------
+
+
+def test_kai_team_queue_in_kai_units() -> None:
+    settings = settings_of("dev")
+    resources = team_queue_resources(settings.scheduling.team("team-a"), settings)
+    memory = 32 * GIB + 5 * 220130 * MIB  # cpu flavor + a100 flavor, in bytes
+    assert resources == {
+        "cpu": {"quota": 8000 + 5 * 23660, "limit": -1, "overQuotaWeight": 1},
+        "gpu": {"quota": 5, "limit": -1, "overQuotaWeight": 1},
+        # MB = 10^6 bytes, rounded up: what Kueue admits always fits KAI's quota.
+        "memory": {"quota": -(-memory // 10**6), "limit": -1, "overQuotaWeight": 1},
+    }
+    assert resources["memory"]["quota"] * 10**6 >= memory
+
+
+def test_kai_limits_are_nominal_plus_borrowing_or_unlimited() -> None:
+    settings = settings_of("prod")
+    gpu_limits = {
+        team.name: team_queue_resources(team, settings)["gpu"]["limit"]
+        for team in settings.scheduling.teams
+    }
+    # nlp: (12 + 8) a100 + (8 + 8) a100spot; vision: (12 + 4) + (8 + 8); training: 24 + 8;
+    # serving borrows a100 without a limit -> unlimited.
+    assert gpu_limits == {"nlp": 36, "vision": 32, "serving": -1, "training": 32}
+
+
+@pytest.mark.parametrize("stack", [*STACKS, "kai-demo", "kueue-team-queues"])
+def test_kai_departments_hold_the_sum_of_their_teams(stack: str) -> None:
+    settings = settings_of(stack)
+    queues = {q["metadata"]["name"]: q["spec"] for q in kai_queues(settings)}
+    for dept in settings.scheduling.departments:
+        parent = queues[dept.name]
+        assert "parentQueue" not in parent
+        leaves = [queues[team.name] for team in dept.teams]
+        assert all(leaf["parentQueue"] == dept.name for leaf in leaves)
+        for resource in ("cpu", "gpu", "memory"):
+            for key in ("quota", "limit"):
+                values = [leaf["resources"][resource][key] for leaf in leaves]
+                expected = -1 if -1 in values else sum(values)
+                assert parent["resources"][resource][key] == expected, (dept.name, resource, key)
+            weights = [leaf["resources"][resource]["overQuotaWeight"] for leaf in leaves]
+            assert parent["resources"][resource]["overQuotaWeight"] == sum(weights)
+    for spec in queues.values():  # an unset limit would count as 0: always written
+        assert set(spec["resources"]) == {"cpu", "gpu", "memory"}
+        for amounts in spec["resources"].values():
+            assert set(amounts) == {"quota", "limit", "overQuotaWeight"}
+
+
+# --------------------------------------------------------------------------------------------
+# The consequence of the resource-group design: where Kueue puts heads and GPU workers
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_heads_get_the_cpu_flavor_and_gpu_workers_a_gpu_flavor_never_both(stack: str) -> None:
+    settings = settings_of(stack)
+    head = PodShape(cpu="2", memory="8Gi")
+    worker = PodShape(cpu="8", memory="64Gi", gpus=1)
+    for team in settings.scheduling.teams:
+        queue = cluster_queue(team, settings)
+        gpu_flavors = [f for f in team.quota if f != "cpu"]
+        assert assign_flavor(totals(head, 1), queue) == "cpu"
+        if gpu_flavors:
+            # the first GPU flavor in stack order with room: assign_flavor raises on a mix
+            assert assign_flavor(totals(worker, 1), queue) == next(
+                f for f in settings.cluster.flavors if f in gpu_flavors
+            )
+        else:
+            assert assign_flavor(totals(worker, 1), queue) is None
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_every_enabled_workload_is_admitted_with_heads_on_cpu_and_workers_on_gpus(
+    stack: str,
+) -> None:
+    settings = settings_of(stack)
+    for workload in settings.enabled_workloads:
+        spec = WORKLOADS[workload.name]
+        team = settings.scheduling.team(workload.team)
+        pod_sets = [PodSet("head", 1, pod(spec.head))]
+        for group in spec.workers:
+            count = workload.workers if workload.workers is not None else group.replicas
+            pod_sets.append(PodSet(group.name, count, pod(group.pod)))
+        assignments = assign_pod_sets(pod_sets, cluster_queue(team, settings))
+        assert assignments[0] == {"cpu": "cpu", "memory": "cpu"}, workload.name
+        for assignment in assignments[1:]:
+            assert len(set(assignment.values())) == 1, (workload.name, assignment)
+            assert set(assignment.values()) != {"cpu"}, (workload.name, assignment)
+
+
+def test_two_resource_groups_would_give_a_gpu_pod_two_pools() -> None:
+    split = {
+        "spec": {
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu", "memory"],
+                    "flavors": [
+                        {
+                            "name": "cpu",
+                            "resources": [
+                                {"name": "cpu", "nominalQuota": "64"},
+                                {"name": "memory", "nominalQuota": "256Gi"},
+                            ],
+                        }
+                    ],
+                },
+                {
+                    "coveredResources": [GPU],
+                    "flavors": [{"name": "a100", "resources": [{"name": GPU, "nominalQuota": 4}]}],
+                },
+            ]
+        }
+    }
+    with pytest.raises(ValueError, match="different flavors"):
+        assign_flavor(totals(PodShape(cpu="8", memory="64Gi", gpus=1), 1), split)
+
+
+def test_a_head_can_fall_back_to_a_gpu_flavor_unless_it_selects_the_cpu_pool() -> None:
+    settings = settings_of("dev")
+    queue = cluster_queue(settings.scheduling.team("team-a"), settings)
+    too_many_heads = totals(PodShape(cpu="2", memory="8Gi"), 5)  # 10 CPU > cpu quota of 8
+    assert assign_flavor(too_many_heads, queue) == "a100"
+    flavors = {f["metadata"]["name"]: f for f in resource_flavors(settings.cluster)}
+    pinned = PodSet("head", 5, pod(PodShape(cpu="2", memory="8Gi")), {POOL_LABEL_KEY: "cpu"})
+    with pytest.raises(Inadmissible):
+        assign_pod_sets([pinned], queue, resource_flavors=flavors)
+
+
+# --------------------------------------------------------------------------------------------
+# The two demo scenarios, as stack files under tests/stacks
+# --------------------------------------------------------------------------------------------
+
+
+def test_kai_demo_unlimited_department_and_team() -> None:
+    result = scenario("kai-demo")
+    unlimited = {"quota": -1, "limit": -1, "overQuotaWeight": 1}
+    everything = {"cpu": unlimited, "gpu": unlimited, "memory": unlimited}
+    queues = registered(result, KAI_QUEUE)
+    assert {name: q["spec"] for name, q in queues.items()} == {
+        "department-1": {"displayName": "department-1", "resources": everything},
+        "team-a": {
+            "displayName": "team-a",
+            "parentQueue": "department-1",
+            "resources": everything,
+        },
+    }
+    # Kueue has no "unlimited": the team's nominal quota is the whole of each pool.
+    queue = registered(result, f"{KUEUE}:ClusterQueue")["team-a"]
+    flavors = {
+        f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]}
+        for f in queue["spec"]["resourceGroups"][0]["flavors"]
+    }
+    assert flavors == {
+        "cpu": {"cpu": "15640m", "memory": "55236Mi", GPU: 0},
+        "gpu": {"cpu": "47320m", "memory": "440260Mi", GPU: 2},
+    }
+
+
+def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_reclaims() -> None:
+    result = scenario("kueue-team-queues")
+    queues = registered(result, f"{KUEUE}:ClusterQueue")
+    assert set(queues) == {"team-a", "team-b"}
+    assert set(registered(result, f"{KUEUE}:Cohort")) == {"ml"}
+    for queue in queues.values():
+        spec = queue["spec"]
+        assert spec["cohortName"] == "ml"
+        gpu_flavor = spec["resourceGroups"][0]["flavors"][1]
+        assert gpu_flavor["name"] == "gpu"
+        assert gpu_flavor["resources"][2] == {"name": GPU, "nominalQuota": 4, "borrowingLimit": 4}
+        assert all("lendingLimit" not in r for r in gpu_flavor["resources"])  # lends it all
+        assert spec["preemption"]["reclaimWithinCohort"] == "Any"
+
+    team_a, team_b = queues["team-a"], queues["team-b"]
+    both = [team_a, team_b]
+    worker = PodShape(cpu="8", memory="64Gi", gpus=1)
+    eight, four = totals(worker, 8), totals(worker, 4)
+    # team-a alone: 4 of its own + 4 borrowed from idle team-b = all 8 GPUs of the pool.
+    idle_b = cohort_borrowable(both, "team-a")
+    assert idle_b[("gpu", GPU)] == 4
+    assert assign_flavor(eight, team_a, borrowable=idle_b) == "gpu"
+    assert assign_flavor(totals(worker, 9), team_a, borrowable=idle_b) is None
+    # and symmetrically for team-b
+    assert assign_flavor(eight, team_b, borrowable=cohort_borrowable(both, "team-b")) == "gpu"
+    # team-b arrives: 4 GPUs fit its own nominal quota without borrowing, so with
+    # reclaimWithinCohort: Any Kueue preempts team-a's borrowed workloads for it ...
+    assert assign_flavor(four, team_b) == "gpu"
+    # ... after which team-a can no longer borrow, and keeps its own 4.
+    busy_b = cohort_borrowable(both, "team-a", usage={"team-b": {("gpu", GPU): 4}})
+    assert busy_b[("gpu", GPU)] == 0
+    assert assign_flavor(eight, team_a, borrowable=busy_b) is None
+    assert assign_flavor(four, team_a, borrowable=busy_b) == "gpu"
+    # KAI agrees: deserved 4 GPUs each, at most 4 + 4.
+    for queue in registered(result, KAI_QUEUE).values():
+        if queue["spec"].get("parentQueue") == "ml":
+            assert queue["spec"]["resources"]["gpu"] == {
+                "quota": 4,
+                "limit": 8,
+                "overQuotaWeight": 1,
+            }
+
+
+# --------------------------------------------------------------------------------------------
+# Settings rules of the scheduling section
+# --------------------------------------------------------------------------------------------
+
+T = "scheduling.departments[0].teams[0]"
+
+
+def _team(config: dict[str, Any]) -> dict[str, Any]:
+    team: dict[str, Any] = config[P + "scheduling"]["departments"][0]["teams"][0]
+    return team
+
+
+def _parse(stack: str, mutate: Callable[[dict[str, Any]], None]) -> Settings:
+    config = mutated(stack, mutate)["config"]
+    return parse_settings({k.removeprefix(P): v for k, v in config.items()}, stack=stack)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "fix"),
+    [
+        (
+            lambda c: _team(c).update(borrowingLimit={"a100": {"gpu": "unlimited"}}),
+            f"{T}.borrowingLimit.a100.gpu",
+            "leave a limit out",
+        ),
+        (
+            lambda c: _team(c).update(
+                quota={"a100": {"gpu": "unlimited"}, "cpu": {"cpu": 8, "memory": "32Gi"}},
+                borrowingLimit={"a100": {"gpu": 2}},
+            ),
+            f"{T}.borrowingLimit.a100.gpu",
+            "unlimited",
+        ),
+        (lambda c: _team(c)["quota"]["a100"].update(gpu="Unlimited"), f"{T}.quota.a100.gpu", "0"),
+        (lambda c: _team(c)["quota"]["cpu"].pop("memory"), f"{T}.quota.cpu.memory", "32Gi"),
+        (
+            lambda c: c[P + "scheduling"].update(queueingStrategy="FIFO"),
+            "scheduling.queueingStrategy",
+            "StrictFIFO",
+        ),
+        (
+            lambda c: _team(c).update(queueingStrategy="strict"),
+            f"{T}.queueingStrategy",
+            "BestEffortFIFO",
+        ),
+    ],
+    ids=[
+        "unlimited-limit",
+        "limit-on-unlimited",
+        "unlimited-misspelt",
+        "cpu-flavor-needs-memory",
+        "bad-strategy",
+        "bad-team-strategy",
+    ],
+)
+def test_scheduling_settings_are_validated(
+    tmp_path: Path, mutate: Callable[[dict[str, Any]], None], path: str, fix: str
+) -> None:
+    run = assert_rejected(tmp_path, mutated("dev", mutate), path)
+    line = next(line for line in run.error_lines if line.startswith(f"error: {path}: "))
+    assert fix in line
+
+
+def test_unlimited_parses_to_kais_minus_one() -> None:
+    team: TeamSettings = settings_of("kai-demo").scheduling.team("team-a")
+    assert team.quota["gpu"].gpu == -1
+    assert (team.quota["cpu"].cpu_millis, team.quota["cpu"].memory_bytes) == (-1, -1)
+
+
+# --------------------------------------------------------------------------------------------
+# The component, under mocks
+# --------------------------------------------------------------------------------------------
+
+
+def test_scheduling_queues_children_and_their_real_orderings() -> None:
+    result = planned("prod")
+    by_urn = result.by_urn()
+    component = one(result, "aksray:platform:SchedulingQueues", "aksray-queues")
+    platform = one(result, "aksray:platform:Platform", "aksray")
+    assert component.parent == platform.urn
+    provider = one(result, "pulumi:providers:kubernetes", "aksray-cluster-k8s")
+    children = [r for r in result.resources if r.parent == component.urn]
+    assert len(children) == 4 + 4 + 2 + 4 + 4 + 2 + 4  # flavors, priorities, cohorts, CQs, LQs, KAI
+    assert all(child.provider_urn == provider.urn for child in children)
+
+    def urn(type_token: str, name: str) -> str:
+        return one(result, type_token, name).urn
+
+    nlp_cq = one(result, f"{KUEUE}:ClusterQueue", "aksray-queues-cq-nlp")
+    flavor_deps = {by_urn[u].name for u in nlp_cq.depends_on if u in by_urn}
+    assert flavor_deps == {
+        "aksray-queues-flavor-cpu",
+        "aksray-queues-flavor-a100",
+        "aksray-queues-flavor-a100spot",
+        "aksray-operators-kueue",  # the release that installs the CRDs and serves the webhook
+    }
+    release = "kubernetes:helm.sh/v3:Release"
+    serving_lq = one(result, f"{KUEUE}:LocalQueue", "aksray-queues-lq-serving")
+    assert set(serving_lq.depends_on) == {
+        urn(f"{KUEUE}:ClusterQueue", "aksray-queues-cq-serving"),
+        urn("kubernetes:core/v1:Namespace", "aksray-teams-serving"),
+        urn(release, "aksray-operators-kueue"),
+    }
+    leaf = one(result, KAI_QUEUE, "aksray-queues-kai-serving")
+    assert set(leaf.depends_on) == {
+        urn(KAI_QUEUE, "aksray-queues-kai-applied"),
+        urn(release, "aksray-operators-kai-scheduler"),
+    }
+    assert leaf.inputs["spec"]["parentQueue"] == "applied"
+
+
+def test_every_child_waits_for_the_operator_releases() -> None:
+    """`kueue`/`kai` releases (and opts.depends_on) reach every child, as Platform passes them."""
+    from components.namespaces import TeamNamespaces
+    from components.queues import SchedulingQueues
+
+    settings = settings_of("dev")
+    records = _record(
+        lambda: _build_queues(settings, TeamNamespaces, SchedulingQueues),
+    )
+    urns = {r.name: r.urn for r in records}
+    kueue, kai, extra = urns["kueue-release"], urns["kai-release"], urns["cluster-ready"]
+    children = [r for r in records if r.name.startswith("q-") and r.custom]
+    assert len(children) == 2 + 4 + 1 + 1 + 1 + 2
+    for child in children:
+        needs = {kai, extra} if child.type == KAI_QUEUE else {kueue, extra}
+        assert needs <= set(child.depends_on), child.name
+        wrong = kueue if child.type == KAI_QUEUE else kai
+        assert wrong not in child.depends_on, child.name
+
+
+def _build_queues(settings: Settings, namespaces_cls: Any, queues_cls: Any) -> None:
+    provider = k8s.Provider("k8s", kubeconfig="{}")
+    at = pulumi.ResourceOptions(provider=provider)
+    kueue = k8s.core.v1.ConfigMap("kueue-release", opts=at)
+    kai = k8s.core.v1.ConfigMap("kai-release", opts=at)
+    ready = k8s.core.v1.ConfigMap("cluster-ready", opts=at)
+    namespaces = namespaces_cls("ns", settings.scheduling.teams, provider=provider)
+    queues_cls(
+        "q",
+        settings,
+        provider=provider,
+        namespaces=namespaces,
+        kueue=kueue,
+        kai=kai,
+        opts=pulumi.ResourceOptions(depends_on=[ready]),
+    )
+
+
+def _record(program: Callable[[], None]) -> list[RecordedResource]:
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    monitor = RecordingMonitor(PlatformMocks())
+    try:
+        runtime_settings.reset_options(project="aks-ray-platform", stack="test", preview=False)
+        pulumi_mocks.set_mocks(
+            PlatformMocks(),
+            project="aks-ray-platform",
+            stack="test",
+            preview=False,
+            monitor=monitor,
+        )
+        loop.run_until_complete(run_pulumi_func(program))
+    finally:
+        runtime_settings.reset_options()
+        asyncio.set_event_loop(None)
+        loop.close()
+    return monitor.records
