@@ -41,6 +41,13 @@ FORBIDDEN_ROLES = {
     "18d7d88d-d35e-4fb5-a5c3-7773c20a72d9": "User Access Administrator",
     "f58310d9-a9f6-439a-9e8d-f62e7b41a168": "Role Based Access Control Administrator",
 }
+# "Azure Kubernetes Service RBAC Cluster Admin": allowed only on the stack's own cluster.
+AKS_RBAC_CLUSTER_ADMIN = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+_MANAGED_CLUSTER_SCOPE = re.compile(
+    r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.ContainerService/"
+    r"managedClusters/[^/]+$",
+    re.IGNORECASE,
+)
 _STORAGE_ACCOUNT_SCOPE = re.compile(
     r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Storage/"
     r"storageAccounts/[^/]+$",
@@ -208,28 +215,47 @@ def gpu_pools_scale_to_zero(resource: Resource) -> list[str]:
 def no_privileged_roles(resource: Resource) -> list[str]:
     if resource.resource_type != ROLE_ASSIGNMENT:
         return []
-    role = str(resource.props.get("roleDefinitionId", "")).rstrip("/").rsplit("/", 1)[-1].lower()
+    role = _role_guid(resource.props)
     if role in FORBIDDEN_ROLES:
         return [f"the {FORBIDDEN_ROLES[role]} role must not be assigned by this stack"]
     return []
 
 
+def _role_guid(props: Mapping[str, Any]) -> str:
+    return str(props.get("roleDefinitionId", "")).rstrip("/").rsplit("/", 1)[-1].lower()
+
+
+def _scoped_to(assignment: StackResource, resource_type: str, arm_scope: re.Pattern[str]) -> bool:
+    """The scope is one resource of `resource_type`: by its ARM id, or (before deploy, when the
+    id is still unknown) because the scope input comes from exactly that resource."""
+    scope = assignment.props.get("scope")
+    if isinstance(scope, str) and arm_scope.match(scope):
+        return True
+    sources = [dep.resource_type for dep in assignment.property_dependencies.get("scope", [])]
+    return sources == [resource_type]
+
+
 def role_assignments_scoped_to_a_storage_account(
     resources: Sequence[StackResource],
 ) -> list[tuple[str, str]]:
+    """Data roles on one storage account; the one exception is the deploying identity's
+    Kubernetes RBAC admin role on this stack's own cluster (Entra ID with Azure RBAC and no
+    local accounts leaves no other way for `pulumi up` to reach the Kubernetes API)."""
     violations = []
     for assignment in (r for r in resources if r.resource_type == ROLE_ASSIGNMENT):
-        scope = assignment.props.get("scope")
-        sources = [dep.resource_type for dep in assignment.property_dependencies.get("scope", [])]
-        if isinstance(scope, str) and _STORAGE_ACCOUNT_SCOPE.match(scope):
+        if _role_guid(assignment.props) == AKS_RBAC_CLUSTER_ADMIN:
+            if _scoped_to(assignment, MANAGED_CLUSTER, _MANAGED_CLUSTER_SCOPE):
+                continue
+            what = "the stack's own AKS cluster"
+        elif _scoped_to(assignment, STORAGE_ACCOUNT, _STORAGE_ACCOUNT_SCOPE):
             continue
-        if sources == [STORAGE_ACCOUNT]:
-            continue  # the scope is a storage account's id, known only at deploy time
+        else:
+            what = "a single storage account"
         violations.append(
             (
                 assignment.urn,
-                f"role assignment scope {scope!r} is not a single "
-                "storage account; never assign wider",
+                f"role assignment scope {assignment.props.get('scope')!r} is not {what}; "
+                "never assign wider",
             )
         )
     return violations
@@ -443,7 +469,8 @@ POLICIES: list[Policy] = [
     ),
     _stack_policy(
         "role-assignments-scoped-to-storage",
-        "Identity: role assignments scoped to one storage account, never wider.",
+        "Identity: data roles scoped to one storage account, the deployer's AKS RBAC admin "
+        "role to the stack's own cluster; never wider.",
         role_assignments_scoped_to_a_storage_account,
     ),
     _stack_policy(

@@ -109,10 +109,18 @@ def mutate(
     resources: list[RecordedResource],
     select: Callable[[RecordedResource], bool],
     change: Callable[[dict[str, Any]], None],
+    *,
+    drop_property_dependency: str | None = None,
 ) -> tuple[list[RecordedResource], str]:
-    """A copy of `resources` with `change` applied to the inputs of the first selected one."""
+    """A copy of `resources` with `change` applied to the inputs of the first selected one
+    (and, optionally, one property's dependencies forgotten, as for a literal value)."""
     target = next(r for r in resources if select(r))
     inputs = copy.deepcopy(target.inputs)
     change(inputs)
-    changed = replace(target, inputs=inputs)
+    dependencies = {
+        key: urns
+        for key, urns in target.property_dependencies.items()
+        if key != drop_property_dependency
+    }
+    changed = replace(target, inputs=inputs, property_dependencies=dependencies)
     return [changed if r is target else r for r in resources], target.urn
