@@ -56,7 +56,7 @@ def _run(stack: str) -> RunResult:
     return _variant_run() if stack == "variant" else planned(stack)
 
 
-STACKS = ("dev", "prod", "variant")
+STACKS = ("dev", "prod", "local", "variant")
 
 
 def _ray_objects(result: RunResult) -> list[RecordedResource]:
@@ -65,8 +65,8 @@ def _ray_objects(result: RunResult) -> list[RecordedResource]:
 
 def _cases() -> Iterator[tuple[str, str]]:
     for stack in STACKS:
-        for name in WORKLOADS:
-            yield stack, name
+        for workload in _run(stack).settings.enabled_workloads:
+            yield stack, workload.name
 
 
 def _object(result: RunResult, workload: str) -> RecordedResource:
@@ -99,20 +99,21 @@ def _settings(result: RunResult, workload: str) -> tuple[Any, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def test_every_enabled_workload_is_one_ray_object_and_local_has_none() -> None:
+def test_every_enabled_workload_is_one_ray_object() -> None:
     for stack in ("dev", "prod"):
         names = {r.name for r in _ray_objects(planned(stack))}
         assert names == {f"aksray-workloads-{w}" for w in WORKLOADS}
         assert [r.name for r in planned(stack).by_type(RAY_SERVICE)] == [
             "aksray-workloads-llm-serve"
         ]
-    assert _ray_objects(planned("local")) == []
+    # local has no Blob: only the endpoint, without its adapter.
+    assert [r.name for r in _ray_objects(planned("local"))] == ["aksray-workloads-llm-serve"]
 
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_ray_object_validates_against_the_kuberay_crds(stack: str) -> None:
     objects = _ray_objects(_run(stack))
-    assert len(objects) == 4
+    assert len(objects) == len(_run(stack).settings.enabled_workloads) > 0
     for resource in objects:
         assert validate_object(resource.inputs) == [], resource.name
 
@@ -322,24 +323,15 @@ def _env(template: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def test_without_the_adapter_the_endpoint_needs_no_blob(tmp_path: Path) -> None:
-    def serve_base_model(config: dict[str, Any]) -> None:
-        config[f"{P}workloads"]["llm-serve"] = {
-            "enabled": True,
-            "team": "team-a",
-            "loraAdapter": False,
-        }
-
-    stack = write_stack(tmp_path, mutated("local", serve_base_model))
-    result = run_program(stack)
-    assert result.ok, result.problems
+def test_without_the_adapter_the_endpoint_needs_no_blob() -> None:
+    result = planned("local")
+    assert result.settings.storage.enabled is False
     manifest = _object(result, "llm-serve").inputs
     llm = yaml.safe_load(manifest["spec"]["serveConfigV2"])["applications"][0]["args"]
     assert "lora_config" not in llm["llm_configs"][0]
     assert "enable_lora" not in llm["llm_configs"][0]["engine_kwargs"]
     for template in _templates(manifest):
         assert "AZURE_STORAGE_ACCOUNT" not in _env(template)
-    assert validate_object(manifest) == []
 
 
 def test_vllm_batch_without_the_adapter_is_told_so() -> None:
@@ -397,6 +389,26 @@ def test_names_are_stable_and_change_with_the_payload() -> None:
     assert sorted(r.inputs["metadata"]["name"] for r in _ray_objects(rerun)) == sorted(
         r.inputs["metadata"]["name"] for r in _ray_objects(planned("dev"))
     )
+
+
+def test_workloads_wait_for_what_the_platform_says_they_need(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`ready` (queues, Kueue, KubeRay once wired) becomes a dependency of every Ray object."""
+    import components.platform
+    from components.workloads import RayWorkloads
+
+    class WithReady(RayWorkloads):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            namespaces = kwargs["namespaces"]
+            kwargs["ready"] = [namespaces.namespaces["team-a"]]
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(components.platform, "RayWorkloads", WithReady)
+    result = run_program(aksray.runner.stack_file("dev"), stack="dev")
+    namespace = one(result, "kubernetes:core/v1:Namespace", "aksray-teams-team-a")
+    for resource in _ray_objects(result):
+        assert namespace.urn in resource.depends_on, resource.name
 
 
 def test_every_job_waits_for_its_team_service_account() -> None:
