@@ -32,5 +32,19 @@ test: install
 
 check: lint typecheck test
 
+# Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
+# Ray LLM's config models, one Aurora LoRA step on CPU), in their own virtualenv: installing it
+# takes about 8 minutes and 7 GB once (torch and friends); the tests take about 30 seconds.
+PAYLOAD_VENV := .venv-payloads
+PAYLOAD_STAMP := $(PAYLOAD_VENV)/.installed
+
+$(PAYLOAD_STAMP): workloads/requirements-test.txt
+	test -x $(PAYLOAD_VENV)/bin/python || $(PYTHON) -m venv $(PAYLOAD_VENV)
+	$(PAYLOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r workloads/requirements-test.txt
+	touch $(PAYLOAD_STAMP)
+
+test-payloads: $(PAYLOAD_STAMP)
+	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload tests/test_payloads_heavy.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache out
+	rm -rf $(VENV) $(PAYLOAD_VENV) .pytest_cache .mypy_cache .ruff_cache out

@@ -10,6 +10,7 @@ from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
 from components.settings import Settings
 from components.storage import BlobStorage
+from components.workloads import RayWorkloads
 
 
 class Platform(pulumi.ComponentResource):
@@ -18,6 +19,7 @@ class Platform(pulumi.ComponentResource):
     namespaces: TeamNamespaces
     operators: ClusterOperators
     queues: SchedulingQueues
+    workloads: RayWorkloads
 
     def __init__(
         self, name: str, settings: Settings, opts: pulumi.ResourceOptions | None = None
@@ -67,6 +69,20 @@ class Platform(pulumi.ComponentResource):
             namespaces=self.namespaces,
             kueue=self.operators.kueue,
             kai=self.operators.kai,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        # A RayJob created before Kueue's webhook serves starts unsuspended and bypasses quota:
+        # every Ray object waits for its queues, the Kueue release (ready only once the webhook
+        # serves) and the KubeRay release (its CRDs); destroy then removes them first.
+        ready: list[pulumi.Resource] = list(self.queues.ready)
+        ready += [r for r in (self.operators.kueue, self.operators.kuberay) if r is not None]
+        self.workloads = RayWorkloads(
+            f"{name}-workloads",
+            settings,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            storage_account=self.storage.account_name if self.storage else None,
+            ready=ready,
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})

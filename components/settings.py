@@ -190,6 +190,9 @@ class WorkloadSettings:
     team: str
     priority: str
     workers: int | None  # only for payloads whose spec accepts `workers`
+    # Use the LoRA adapter from Blob (`loraAdapter`, payloads whose spec accepts it; default
+    # true). Off, vllm-batch and llm-serve use the base model only (llm-serve then needs no Blob).
+    lora_adapter: bool = False
 
 
 @dataclass(frozen=True)
@@ -911,7 +914,11 @@ def _parse_workloads(
         known = ("enabled", "team", "priority", *sorted(spec.options))
         entry = section.mapping(name, known)
         if entry is None:
-            result.append(WorkloadSettings(name, False, "", spec.default_priority, None))
+            result.append(
+                WorkloadSettings(
+                    name, False, "", spec.default_priority, None, "loraAdapter" in spec.options
+                )
+            )
             continue
         enabled = entry.boolean("enabled", False)
         team = entry.string(
@@ -935,22 +942,30 @@ def _parse_workloads(
         if "workers" in spec.options:
             default_workers = sum(group.replicas for group in spec.workers)
             workers = entry.integer("workers", default_workers, minimum=1, maximum=MAX_GPUS)
-        if enabled and spec.containers:
+        lora_adapter = "loraAdapter" in spec.options and entry.boolean("loraAdapter", True)
+        containers = spec.containers_for(lora_adapter=lora_adapter)
+        if enabled and containers:
+            adapter_hint = (
+                ", or set loraAdapter: false to serve the base model only"
+                if lora_adapter and not spec.containers
+                else ""
+            )
             if not storage.enabled:
                 entry.problem(
                     _join(entry.path, "enabled"),
-                    f"{name} reads and writes Blob ({', '.join(spec.containers)}) but "
-                    "storage.enabled is false; enable storage or disable this workload",
+                    f"{name} reads and writes Blob ({', '.join(containers)}) but "
+                    f"storage.enabled is false; enable storage or disable this workload"
+                    f"{adapter_hint}",
                 )
             else:
-                missing = [c for c in spec.containers if c not in storage.containers]
+                missing = [c for c in containers if c not in storage.containers]
                 if missing:
                     entry.problem(
                         _join(entry.path, "enabled"),
                         f"{name} needs the Blob containers {', '.join(missing)}; add "
-                        "them to storage.containers",
+                        f"them to storage.containers{adapter_hint}",
                     )
-        result.append(WorkloadSettings(name, enabled, team, priority, workers))
+        result.append(WorkloadSettings(name, enabled, team, priority, workers, lora_adapter))
     return tuple(result)
 
 

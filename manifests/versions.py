@@ -20,6 +20,13 @@ How each version string was checked (charts publish their own formats):
   (with `v`), and replaces the `global.registry` placeholder `registry/local/kai-scheduler` by
   `ghcr.io/kai-scheduler/kai-scheduler`. The project moved from the NVIDIA GitHub
   organisation; the v0.20.x tags there are retracted and must never be installed.
+- Ray image: `rayproject/ray-llm` carries Ray with the `llm` extra (vLLM included) on CUDA. Tag
+  `2.58.0-py312-cu130` = Ray 2.58.0 (whose `ray[llm]` pins vLLM 0.26.0), Python 3.12, CUDA 13.0
+  (NVIDIA driver 580 or newer on the GPU nodes). Every payload is written against Ray 2.58.0:
+  `ray.data.llm.build_processor` / `vLLMEngineProcessorConfig`, `ray.serve.llm.build_openai_app`,
+  `LLMConfig.lora_config.dynamic_lora_loading_path` with `azure://` paths. The payload test
+  environment (workloads/requirements-test.txt) pins the same Ray version, and `RAY_VERSION` is
+  what the RayCluster specs declare.
 """
 
 from __future__ import annotations
@@ -125,9 +132,9 @@ KUBERAY_OPERATOR_IMAGE: Final = Image("quay.io/kuberay/operator", f"v{KUBERAY_OP
 KAI_REGISTRY: Final = "ghcr.io/kai-scheduler/kai-scheduler"
 KAI_IMAGE_TAG: Final = KAI_SCHEDULER.version
 
-# The Ray image every head and worker runs. Left for the workloads to pin (one image for all
-# payloads; its Ray version must match the payloads' requirements).
-RAY_IMAGE: Final[str | None] = None
+# The Ray image every head and worker runs (see the module docstring).
+RAY_VERSION: Final = "2.58.0"
+RAY_IMAGE: Final = f"rayproject/ray-llm:{RAY_VERSION}-py312-cu130"
 
 # API versions of the objects we write. Kueue v0.19 stores v1beta2; v1beta1 is deprecated and
 # names the ClusterQueue cohort field `cohort` instead of `cohortName`.

@@ -1,4 +1,8 @@
-"""The shape of a workload spec and the catalog of the four payloads."""
+"""The shape of a workload spec: what each payload needs from the platform.
+
+A spec is plain data. The program (settings validation, the Ray manifest builders, the planner)
+reads specs; it never imports payload code, which runs only inside Ray.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ WorkloadKind = Literal["RayJob", "RayService"]
 
 @dataclass(frozen=True)
 class PodShape:
-    """Requests of one pod (limits equal requests for GPUs)."""
+    """Requests of one pod. Memory and GPU limits equal the requests; CPU has no limit."""
 
     cpu: str
     memory: str
@@ -26,14 +30,39 @@ class WorkerGroup:
 
 @dataclass(frozen=True)
 class WorkloadSpec:
-    name: str  # the config key under `workloads:`
+    name: str  # the config key under `workloads:`; also the RayJob/RayService name stem
     package: str  # the folder under workloads/
     kind: WorkloadKind
     default_priority: str
     head: PodShape
     workers: tuple[WorkerGroup, ...]
-    # Blob containers the payload reads or writes; empty when it needs no Blob at all.
+    # Blob containers the payload always reads or writes; empty when it needs no Blob at all.
     containers: tuple[str, ...]
     # Extra per-workload config keys this payload accepts besides enabled/team/priority.
     options: frozenset[str] = field(default_factory=frozenset)
     description: str = ""
+    # RayJob: the module the job runs (`python -m <module> <args>`); None for a RayService.
+    entrypoint_module: str | None = None
+    # Containers needed only while the LoRA adapter is used (`loraAdapter: true`).
+    adapter_containers: tuple[str, ...] = ()
+    # Environment every Ray container of this workload gets (plain, non-secret values).
+    env: tuple[tuple[str, str], ...] = ()
+    # Payload modules from other folders under workloads/ that this payload imports.
+    shared_packages: tuple[str, ...] = ("common",)
+    # RayJob: seconds KubeRay keeps the finished job's Ray cluster (logs, dashboard) before
+    # deleting it. The RayJob object itself stays: it is a stack resource.
+    ttl_seconds_after_finished: int = 600
+
+    def containers_for(self, *, lora_adapter: bool) -> tuple[str, ...]:
+        """Every Blob container the payload touches with this adapter setting."""
+        extra = self.adapter_containers if lora_adapter else ()
+        return tuple(dict.fromkeys((*self.containers, *extra)))
+
+
+# The LoRA adapter qwen-lora trains and vllm-batch / llm-serve load: Blob layout shared by the
+# three payloads. `models/<ADAPTER_PREFIX>/<ADAPTER_NAME>/adapter_config.json` etc.; the folder
+# `models/<ADAPTER_PREFIX>` is Ray LLM's `dynamic_lora_loading_path` (one adapter per subfolder).
+BASE_MODEL = "Qwen/Qwen2.5-7B-Instruct"
+ADAPTER_CONTAINER = "models"
+ADAPTER_PREFIX = "qwen-lora"
+ADAPTER_NAME = "aksray-sft"

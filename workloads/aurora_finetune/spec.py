@@ -9,4 +9,5 @@ SPEC = WorkloadSpec(
     workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
     containers=("datasets", "checkpoints"),
     description="Microsoft Aurora fine-tuned with LoRA on one GPU",
+    entrypoint_module="workloads.aurora_finetune.main",
 )

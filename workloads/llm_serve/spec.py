@@ -7,6 +7,11 @@ SPEC = WorkloadSpec(
     default_priority="inference",
     head=PodShape(cpu="2", memory="8Gi"),
     workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
-    containers=("models",),
+    # Without the adapter the endpoint serves the base model and needs no Blob at all.
+    containers=(),
+    options=frozenset({"loraAdapter"}),
     description="OpenAI-compatible vLLM endpoint on Ray Serve (build_openai_app)",
+    adapter_containers=("models",),
+    # Ray's own `ray.serve.llm:build_openai_app` is the application: no payload code to ship.
+    shared_packages=(),
 )

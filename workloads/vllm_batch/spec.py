@@ -7,6 +7,10 @@ SPEC = WorkloadSpec(
     default_priority="train",
     head=PodShape(cpu="2", memory="8Gi"),
     workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
-    containers=("datasets", "models"),
+    # Prompts are read from and results written to `datasets`.
+    containers=("datasets",),
+    options=frozenset({"loraAdapter"}),
     description="ray.data.llm batch inference with the LoRA adapter from Blob",
+    entrypoint_module="workloads.vllm_batch.main",
+    adapter_containers=("models",),
 )

@@ -1,0 +1,165 @@
+"""The Ray payloads as stack resources: per enabled workload its RayJob or RayService, the
+ConfigMap that carries its code, and per team the Secret with the Hugging Face token.
+
+A RayJob is a resource that finishes. `pulumi up` does not wait for it: custom resources get no
+readiness await from the Kubernetes provider, and nothing here adds one (no `pulumi.com/waitFor`).
+The object stays after the job ends (KubeRay deletes only its Ray cluster), so a second
+`pulumi up` without changes finds it unchanged and leaves it alone. A changed payload, spec or
+setting changes the job's name (`<workload>-<digest>`): Pulumi replaces the job, deleting the old
+one first, and the new one queues in Kueue like any job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.k8s_objects import create_object
+from components.namespaces import TeamNamespaces
+from components.settings import Settings
+from manifests.ray import (
+    hf_token_secret,
+    payload_config_map,
+    ray_job,
+    ray_service,
+    serve_config_v2,
+)
+from workloads.catalog import WORKLOADS, payload_files, requirements
+
+# Kueue owns these fields once the object exists: it unsuspends on admission and suspends on
+# eviction. Pulumi must never write them back (after a `pulumi refresh` it would see `false`).
+RAY_JOB_SUSPEND: str = "spec.suspend"
+RAY_SERVICE_SUSPEND: str = "spec.rayClusterConfig.suspend"
+
+
+class RayWorkloads(pulumi.ComponentResource):
+    """The enabled workloads of a stack, each in its team's namespace and queue."""
+
+    workloads: dict[str, pulumi.CustomResource]  # by workload name: RayJob or RayService
+    config_maps: dict[str, pulumi.CustomResource]  # by workload name (RayJobs)
+    secrets: dict[str, pulumi.CustomResource]  # by team name, when a token is configured
+
+    def __init__(
+        self,
+        name: str,
+        settings: Settings,
+        *,
+        provider: k8s.Provider,
+        namespaces: TeamNamespaces,
+        storage_account: pulumi.Input[str] | None = None,
+        ready: Sequence[pulumi.Resource] = (),
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """`storage_account`: the Blob account name (required when an enabled workload uses
+        Blob). `ready`: what every workload must be created after: the team queues, Kueue (its
+        webhook serving) and the KubeRay operator."""
+        super().__init__("aksray:platform:RayWorkloads", name, None, opts)
+        enabled = settings.enabled_workloads
+        for workload in enabled:
+            spec = WORKLOADS[workload.name]
+            if spec.containers_for(lora_adapter=workload.lora_adapter) and storage_account is None:
+                raise ValueError(f"{workload.name} uses Blob: RayWorkloads needs storage_account")
+
+        token = settings.huggingface_token
+        self.secrets = {}
+        if token is not None:
+            for team_name in sorted({w.team for w in enabled}):
+                team = settings.scheduling.team(team_name)
+                self.secrets[team_name] = create_object(
+                    f"{name}-{team_name}-hf-token",
+                    hf_token_secret(team.namespace, _secret(token)),
+                    pulumi.ResourceOptions(
+                        parent=self,
+                        provider=provider,
+                        depends_on=[namespaces.namespaces[team_name]],
+                    ),
+                )
+
+        self.workloads = {}
+        self.config_maps = {}
+        for workload in enabled:
+            spec = WORKLOADS[workload.name]
+            team = settings.scheduling.team(workload.team)
+            uses_blob = bool(spec.containers_for(lora_adapter=workload.lora_adapter))
+            account = storage_account if uses_blob else None
+            after: list[pulumi.Resource] = [
+                namespaces.service_accounts[team.name],
+                *ready,
+                *([self.secrets[team.name]] if team.name in self.secrets else []),
+            ]
+            if spec.kind == "RayJob":
+                files = payload_files(spec)
+                code = create_object(
+                    f"{name}-{spec.name}-code",
+                    payload_config_map(spec, team, files),
+                    pulumi.ResourceOptions(
+                        parent=self,
+                        provider=provider,
+                        depends_on=[namespaces.namespaces[team.name]],
+                    ),
+                )
+                self.config_maps[spec.name] = code
+                manifest = ray_job(
+                    spec,
+                    workload,
+                    team,
+                    files=files,
+                    requirements=requirements(spec),
+                    hf_token=token is not None,
+                    storage_account=account,
+                )
+                self.workloads[spec.name] = create_object(
+                    f"{name}-{spec.name}",
+                    manifest,
+                    pulumi.ResourceOptions(
+                        parent=self,
+                        provider=provider,
+                        depends_on=[code, *after],
+                        ignore_changes=[RAY_JOB_SUSPEND],
+                        # Any spec change re-runs the job; deleting first frees its quota and
+                        # its name even when the name did not change.
+                        replace_on_changes=["spec"],
+                        delete_before_replace=True,
+                    ),
+                )
+            else:
+                serve = _serve_config(workload.lora_adapter, account, requirements(spec))
+                self.workloads[spec.name] = create_object(
+                    f"{name}-{spec.name}",
+                    ray_service(
+                        spec,
+                        workload,
+                        team,
+                        serve_config_yaml=serve,
+                        hf_token=token is not None,
+                        storage_account=account,
+                    ),
+                    pulumi.ResourceOptions(
+                        parent=self,
+                        provider=provider,
+                        depends_on=after,
+                        ignore_changes=[RAY_SERVICE_SUSPEND],
+                    ),
+                )
+        self.register_outputs({"workloads": {w: WORKLOADS[w].kind for w in sorted(self.workloads)}})
+
+
+def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:
+    # The stack's value is a secret already; marking it again keeps that explicit here.
+    secret: pulumi.Output[str] = pulumi.Output.secret(token)
+    return secret
+
+
+def _serve_config(
+    lora_adapter: bool, account: pulumi.Input[str] | None, reqs: Sequence[str]
+) -> pulumi.Input[str]:
+    """The Serve config; a deploy-time value when it names the storage account."""
+    if account is None:
+        return serve_config_v2(lora_adapter=lora_adapter, storage_account=None, requirements=reqs)
+
+    def render(name: str) -> str:
+        return serve_config_v2(lora_adapter=lora_adapter, storage_account=name, requirements=reqs)
+
+    return pulumi.Output.from_input(account).apply(render)

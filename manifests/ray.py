@@ -1,0 +1,527 @@
+"""RayJobs and the RayService of the payloads, as plain dicts (KubeRay v1).
+
+Every rule the schedulers and KubeRay read lives here, once:
+
+- Queue and priority labels for both schedulers on the RayJob/RayService: Kueue
+  (`kueue.x-k8s.io/queue-name` = the team's LocalQueue, `kueue.x-k8s.io/priority-class`) and KAI
+  (`kai.scheduler/queue` = the team's leaf queue, `priorityClassName`). KubeRay copies the KAI
+  queue label to the pods; Kueue admits the whole object.
+- Created suspended: a RayJob with `spec.suspend: true`, the RayService with
+  `spec.rayClusterConfig.suspend: true` (the field Kueue's RayService integration flips). Kueue
+  owns the field from then on: the component tells Pulumi to ignore it.
+- `shutdownAfterJobFinishes: true` (Kueue rejects a suspendable RayJob without it) and a
+  `ttlSecondsAfterFinished`: KubeRay deletes the Ray cluster, the RayJob object stays.
+- `submissionMode: HTTPMode`: KubeRay submits the job to the head's dashboard itself. KubeRay with
+  `batchScheduler.name: kai-scheduler` rejects the default K8sJobMode, and HTTPMode adds no
+  submitter pod or sidecar, so the pods Kueue and KAI count are exactly `pod_sets()`.
+- No in-tree autoscaling; every worker group has minReplicas == maxReplicas == replicas, so the
+  gang KAI schedules (head + every worker) is the gang Kueue admitted.
+- Workload identity on the head and every worker: the team's Ray service account and the pod
+  label `azure.workload.identity/use: "true"`. No node selectors or tolerations: Kueue injects the
+  nodeSelector and tolerations of the ResourceFlavor it assigned to each pod set when it admits
+  the workload (the CPU pool for the head, a GPU pool for GPU workers); a hard-coded pool here
+  could contradict that flavor and leave admitted pods Pending.
+- Payload code comes from the repository as a ConfigMap mounted on every Ray container, its
+  runtime requirements as Ray `runtime_env` pip packages, the Hugging Face token (when
+  configured) from a Secret by `secretKeyRef`, never as a value.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Final, Protocol
+
+import yaml
+
+from manifests.namespaces import MANAGED_BY, RAY_SERVICE_ACCOUNT
+from manifests.quantity import parse_cpu_millis, parse_memory_bytes
+from manifests.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
+from workloads.spec import (
+    ADAPTER_CONTAINER,
+    ADAPTER_PREFIX,
+    BASE_MODEL,
+    PodShape,
+    WorkerGroup,
+    WorkloadSpec,
+)
+
+# Labels the schedulers read.
+KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
+KUEUE_PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
+KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
+KAI_PRIORITY_LABEL: Final = "priorityClassName"
+WORKLOAD_IDENTITY_LABEL: Final = "azure.workload.identity/use"
+WORKLOAD_LABEL: Final = "aksray.io/workload"
+TEAM_LABEL: Final = "aksray.io/team"
+RUN_LABEL: Final = "aksray.io/run"
+
+GPU_RESOURCE: Final = "nvidia.com/gpu"
+SUBMISSION_MODE: Final = "HTTPMode"
+HEAD_CONTAINER: Final = "ray-head"
+WORKER_CONTAINER: Final = "ray-worker"
+PAYLOAD_VOLUME: Final = "payload"
+PAYLOAD_MOUNT: Final = "/home/ray/payload"
+HF_TOKEN_SECRET: Final = "huggingface-token"  # noqa: S105 - a Secret's name, not a credential
+HF_TOKEN_KEY: Final = "token"  # noqa: S105 - a key name
+HF_TOKEN_ENV: Final = "HF_TOKEN"  # noqa: S105 - an environment variable's name
+STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
+SERVE_PORT: Final = 8000
+SERVE_APP_NAME: Final = "llm"
+SERVE_MODEL_ID: Final = "qwen2.5-7b-instruct"
+MAX_NAME_LENGTH: Final = 47  # KubeRay: RayJob/RayService names leave room for the cluster's
+DIGEST_LENGTH: Final = 10
+
+_HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", 8265), ("client", 10001))
+
+
+class Team(Protocol):
+    """What a workload needs from its team (components.settings.TeamSettings fits)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def namespace(self) -> str: ...
+    @property
+    def local_queue(self) -> str: ...
+
+
+class Workload(Protocol):
+    """What a builder needs from one workload's settings (WorkloadSettings fits)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def priority(self) -> str: ...
+    @property
+    def workers(self) -> int | None: ...
+    @property
+    def lora_adapter(self) -> bool: ...
+
+
+class WorkerCount(Protocol):
+    @property
+    def workers(self) -> int | None: ...
+
+
+# --------------------------------------------------------------------------------------------
+# Pod sets: what Kueue admits and KAI gang-schedules
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PodSet:
+    """One group of identical pods: Kueue's pod set, one part of KAI's gang."""
+
+    name: str
+    count: int
+    cpu_millis: int
+    memory_bytes: int
+    gpus: int
+
+    @property
+    def total_gpus(self) -> int:
+        return self.count * self.gpus
+
+
+def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGroup, ...]:
+    """The spec's worker groups, the GPU group sized by the `workers` option where it has one."""
+    if workload.workers is None or "workers" not in spec.options:
+        return spec.workers
+    first_gpu = next(i for i, group in enumerate(spec.workers) if group.pod.gpus)
+    return tuple(
+        WorkerGroup(group.name, workload.workers, group.pod) if i == first_gpu else group
+        for i, group in enumerate(spec.workers)
+    )
+
+
+def _pod_set(name: str, count: int, pod: PodShape) -> PodSet:
+    return PodSet(
+        name=name,
+        count=count,
+        cpu_millis=parse_cpu_millis(pod.cpu),
+        memory_bytes=parse_memory_bytes(pod.memory),
+        gpus=pod.gpus,
+    )
+
+
+def pod_sets(spec: WorkloadSpec, workload: WorkerCount) -> list[PodSet]:
+    """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs)."""
+    return [_pod_set("head", 1, spec.head)] + [
+        _pod_set(group.name, group.replicas, group.pod) for group in worker_groups(spec, workload)
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Names and the payload ConfigMap
+# --------------------------------------------------------------------------------------------
+
+
+def digest(value: Any) -> str:
+    """A short, stable hash of plain data (sorted JSON)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LENGTH]
+
+
+def _config_map_key(path: str) -> str:
+    # ConfigMap keys allow [-._a-zA-Z0-9]; the volume's `items` map each key back to its path.
+    return path.replace("/", "__")
+
+
+def payload_config_map_name(spec: WorkloadSpec, files: Mapping[str, str]) -> str:
+    return f"{spec.name}-code-{digest(dict(files))}"
+
+
+def payload_config_map(spec: WorkloadSpec, team: Team, files: Mapping[str, str]) -> dict[str, Any]:
+    """The payload's files, immutable: a changed file is a new ConfigMap (its name hashes them)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {
+            "name": payload_config_map_name(spec, files),
+            "namespace": team.namespace,
+            "labels": {**MANAGED_BY, WORKLOAD_LABEL: spec.name, TEAM_LABEL: team.name},
+        },
+        "immutable": True,
+        "data": {_config_map_key(path): text for path, text in sorted(files.items())},
+    }
+
+
+def hf_token_secret(namespace: str, token: object) -> dict[str, Any]:
+    """The team's Hugging Face token Secret. `token` is the stack's secret, passed through."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {
+            "name": HF_TOKEN_SECRET,
+            "namespace": namespace,
+            "labels": dict(MANAGED_BY),
+        },
+        "type": "Opaque",
+        "stringData": {HF_TOKEN_KEY: token},
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Pod templates
+# --------------------------------------------------------------------------------------------
+
+
+def _resources(pod: PodShape) -> dict[str, Any]:
+    requests: dict[str, Any] = {"cpu": pod.cpu, "memory": pod.memory}
+    limits: dict[str, Any] = {"memory": pod.memory}
+    if pod.gpus:
+        requests[GPU_RESOURCE] = pod.gpus
+        limits[GPU_RESOURCE] = pod.gpus
+    return {"requests": requests, "limits": limits}
+
+
+def _env(
+    spec: WorkloadSpec, *, code: bool, hf_token: bool, storage_account: object | None
+) -> list[dict[str, Any]]:
+    env: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in spec.env]
+    if code:
+        env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
+    if storage_account is not None:
+        env.append({"name": STORAGE_ACCOUNT_ENV, "value": storage_account})
+    if hf_token:
+        env.append(
+            {
+                "name": HF_TOKEN_ENV,
+                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": HF_TOKEN_KEY}},
+            }
+        )
+    return env
+
+
+def _pod_template(
+    spec: WorkloadSpec,
+    team: Team,
+    *,
+    container: str,
+    pod: PodShape,
+    ports: Sequence[tuple[str, int]],
+    config_map: str | None,
+    files: Mapping[str, str],
+    hf_token: bool,
+    storage_account: object | None,
+) -> dict[str, Any]:
+    main: dict[str, Any] = {
+        "name": container,
+        "image": RAY_IMAGE,
+        "imagePullPolicy": "IfNotPresent",
+        "resources": _resources(pod),
+        "env": _env(
+            spec, code=config_map is not None, hf_token=hf_token, storage_account=storage_account
+        ),
+    }
+    if ports:
+        main["ports"] = [{"name": name, "containerPort": port} for name, port in ports]
+    pod_spec: dict[str, Any] = {
+        "serviceAccountName": RAY_SERVICE_ACCOUNT,
+        "containers": [main],
+    }
+    if config_map is not None:
+        main["volumeMounts"] = [
+            {"name": PAYLOAD_VOLUME, "mountPath": PAYLOAD_MOUNT, "readOnly": True}
+        ]
+        pod_spec["volumes"] = [
+            {
+                "name": PAYLOAD_VOLUME,
+                "configMap": {
+                    "name": config_map,
+                    "items": [{"key": _config_map_key(p), "path": p} for p in sorted(files)],
+                },
+            }
+        ]
+    return {
+        "metadata": {
+            "labels": {
+                WORKLOAD_IDENTITY_LABEL: "true",
+                WORKLOAD_LABEL: spec.name,
+                TEAM_LABEL: team.name,
+            }
+        },
+        "spec": pod_spec,
+    }
+
+
+def ray_cluster_spec(
+    spec: WorkloadSpec,
+    workload: Workload,
+    team: Team,
+    *,
+    config_map: str | None,
+    files: Mapping[str, str],
+    hf_token: bool,
+    storage_account: object | None,
+) -> dict[str, Any]:
+    serve_ports: tuple[tuple[str, int], ...] = (
+        (("serve", SERVE_PORT),) if spec.kind == "RayService" else ()
+    )
+
+    def template(container: str, pod: PodShape, ports: Sequence[tuple[str, int]]) -> dict[str, Any]:
+        return _pod_template(
+            spec,
+            team,
+            container=container,
+            pod=pod,
+            ports=ports,
+            config_map=config_map,
+            files=files,
+            hf_token=hf_token,
+            storage_account=storage_account,
+        )
+
+    return {
+        "rayVersion": RAY_VERSION,
+        # Kueue admits a fixed shape; autoscaling is for elastic jobs only.
+        "enableInTreeAutoscaling": False,
+        "headGroupSpec": {
+            # No tasks on the head: the driver (or Serve's controller) runs there, the work on
+            # the workers.
+            "rayStartParams": {"num-cpus": "0", "dashboard-host": "0.0.0.0"},  # noqa: S104
+            "template": template(HEAD_CONTAINER, spec.head, (*_HEAD_PORTS, *serve_ports)),
+        },
+        "workerGroupSpecs": [
+            {
+                "groupName": group.name,
+                "replicas": group.replicas,
+                "minReplicas": group.replicas,
+                "maxReplicas": group.replicas,
+                "numOfHosts": 1,
+                "rayStartParams": {},
+                "template": template(WORKER_CONTAINER, group.pod, serve_ports),
+            }
+            for group in worker_groups(spec, workload)
+        ],
+    }
+
+
+def _metadata(spec: WorkloadSpec, workload: Workload, team: Team, name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "namespace": team.namespace,
+        "labels": {
+            **MANAGED_BY,
+            WORKLOAD_LABEL: spec.name,
+            TEAM_LABEL: team.name,
+            KUEUE_QUEUE_LABEL: team.local_queue,
+            KUEUE_PRIORITY_LABEL: workload.priority,
+            KAI_QUEUE_LABEL: team.name,
+            KAI_PRIORITY_LABEL: workload.priority,
+        },
+    }
+
+
+def _runtime_env(requirements: Sequence[str]) -> dict[str, Any]:
+    # pip_check off: the image's own packages need not satisfy every pin's resolver view.
+    return {"pip": {"packages": list(requirements), "pip_check": False}}
+
+
+# --------------------------------------------------------------------------------------------
+# RayJob
+# --------------------------------------------------------------------------------------------
+
+
+def entrypoint_args(spec: WorkloadSpec, workload: Workload, run_id: str) -> list[str]:
+    """The command-line arguments the payload's `main` parses."""
+    args = ["--run-id", run_id]
+    if "workers" in spec.options:
+        args += ["--workers", str(sum(g.replicas for g in worker_groups(spec, workload)))]
+    if "loraAdapter" in spec.options and not workload.lora_adapter:
+        args.append("--no-lora")
+    return args
+
+
+def ray_job(
+    spec: WorkloadSpec,
+    workload: Workload,
+    team: Team,
+    *,
+    files: Mapping[str, str],
+    requirements: Sequence[str],
+    hf_token: bool,
+    storage_account: object | None,
+) -> dict[str, Any]:
+    """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the payload
+    files, requirements, spec and settings, so any change is a new job (and run id)."""
+    if spec.kind != "RayJob" or spec.entrypoint_module is None:
+        raise ValueError(f"{spec.name} is not a RayJob payload")
+    run_id = digest(
+        {
+            "spec": asdict(spec),
+            "workload": {
+                "priority": workload.priority,
+                "workers": workload.workers,
+                "lora": workload.lora_adapter,
+            },
+            "team": {"namespace": team.namespace, "queue": team.local_queue, "name": team.name},
+            "files": dict(files),
+            "requirements": list(requirements),
+            "hf_token": hf_token,
+            "image": RAY_IMAGE,
+        }
+    )
+    name = f"{spec.name}-{run_id}"
+    if len(name) > MAX_NAME_LENGTH:
+        raise ValueError(f"RayJob name {name!r} is longer than {MAX_NAME_LENGTH} characters")
+    metadata = _metadata(spec, workload, team, name)
+    metadata["labels"][RUN_LABEL] = run_id
+    command = ["python", "-m", spec.entrypoint_module, *entrypoint_args(spec, workload, run_id)]
+    return {
+        "apiVersion": RAY_API_VERSION,
+        "kind": "RayJob",
+        "metadata": metadata,
+        "spec": {
+            "suspend": True,
+            "submissionMode": SUBMISSION_MODE,
+            "entrypoint": " ".join(command),
+            "runtimeEnvYAML": yaml.safe_dump(_runtime_env(requirements), sort_keys=True),
+            "shutdownAfterJobFinishes": True,
+            "ttlSecondsAfterFinished": spec.ttl_seconds_after_finished,
+            "backoffLimit": 0,
+            "rayClusterSpec": ray_cluster_spec(
+                spec,
+                workload,
+                team,
+                config_map=payload_config_map_name(spec, files),
+                files=files,
+                hf_token=hf_token,
+                storage_account=storage_account,
+            ),
+        },
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# RayService: the OpenAI-compatible endpoint
+# --------------------------------------------------------------------------------------------
+
+
+def adapter_uri(storage_account: str) -> str:
+    """Where Ray LLM finds adapters: one subfolder per adapter (`azure://` as Ray LLM reads it)."""
+    return f"azure://{ADAPTER_CONTAINER}@{storage_account}.blob.core.windows.net/{ADAPTER_PREFIX}"
+
+
+def llm_config(*, lora_adapter: bool, storage_account: str | None) -> dict[str, Any]:
+    """One `ray.serve.llm.LLMConfig`, as the dict `build_openai_app` validates."""
+    engine_kwargs: dict[str, Any] = {"max_model_len": 8192, "tensor_parallel_size": 1}
+    config: dict[str, Any] = {
+        "model_loading_config": {"model_id": SERVE_MODEL_ID, "model_source": BASE_MODEL},
+        # One replica on the one GPU worker: the gang Kueue admitted, nothing to autoscale.
+        "deployment_config": {"num_replicas": 1},
+        "engine_kwargs": engine_kwargs,
+    }
+    if lora_adapter:
+        if not storage_account:
+            raise ValueError("the LoRA adapter is read from Blob: a storage account is required")
+        engine_kwargs.update(enable_lora=True, max_lora_rank=64, max_loras=4)
+        config["lora_config"] = {
+            "dynamic_lora_loading_path": adapter_uri(storage_account),
+            "max_num_adapters_per_replica": 4,
+        }
+    return config
+
+
+def serve_config(
+    *, lora_adapter: bool, storage_account: str | None, requirements: Sequence[str]
+) -> dict[str, Any]:
+    """Ray Serve's config: `ray.serve.llm:build_openai_app` with one LLM, on port 8000."""
+    application: dict[str, Any] = {
+        "name": SERVE_APP_NAME,
+        "route_prefix": "/",
+        "import_path": "ray.serve.llm:build_openai_app",
+        "args": {
+            "llm_configs": [llm_config(lora_adapter=lora_adapter, storage_account=storage_account)]
+        },
+    }
+    if requirements:
+        application["runtime_env"] = _runtime_env(requirements)
+    return {"http_options": {"host": "0.0.0.0", "port": SERVE_PORT}, "applications": [application]}  # noqa: S104
+
+
+def serve_config_v2(
+    *, lora_adapter: bool, storage_account: str | None, requirements: Sequence[str]
+) -> str:
+    return yaml.safe_dump(
+        serve_config(
+            lora_adapter=lora_adapter, storage_account=storage_account, requirements=requirements
+        ),
+        sort_keys=False,
+    )
+
+
+def ray_service(
+    spec: WorkloadSpec,
+    workload: Workload,
+    team: Team,
+    *,
+    serve_config_yaml: object,
+    hf_token: bool,
+    storage_account: object | None,
+) -> dict[str, Any]:
+    """The RayService. Its name is stable: Serve config changes apply in place, and clients
+    keep the `<name>-serve-svc` Service. `serve_config_yaml` is `serve_config_v2(...)`, or a
+    deploy-time value that resolves to it."""
+    if spec.kind != "RayService":
+        raise ValueError(f"{spec.name} is not a RayService payload")
+    cluster = ray_cluster_spec(
+        spec,
+        workload,
+        team,
+        config_map=None,
+        files={},
+        hf_token=hf_token,
+        storage_account=storage_account,
+    )
+    # Kueue's RayService integration suspends and admits through the cluster's own field.
+    cluster["suspend"] = True
+    return {
+        "apiVersion": RAY_API_VERSION,
+        "kind": "RayService",
+        "metadata": _metadata(spec, workload, team, spec.name),
+        "spec": {"serveConfigV2": serve_config_yaml, "rayClusterConfig": cluster},
+    }

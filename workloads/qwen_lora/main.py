@@ -1,0 +1,265 @@
+"""Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers: the RayJob entrypoint.
+
+The driver runs on the Ray head (no GPU):
+1. every node downloads the SFT dataset from the `datasets` container into the same local
+   folder (LLaMA-Factory reads datasets from local files on each training worker);
+2. LLaMA-Factory's Ray launcher (`USE_RAY=1`) starts `ray_num_workers` training workers, one
+   per GPU, reserving {CPU: 10, GPU: 1} each in one placement group, and trains with LoRA (DDP);
+3. the node that holds the saved adapter (rank 0) uploads it to the `models` container.
+
+Blob layout (container/path):
+    datasets/<dataset-prefix>/*.json|*.jsonl           alpaca or sharegpt records
+    models/<adapter-prefix>/<adapter-name>/adapter_config.json, adapter_model.safetensors, ...
+The models folder `<adapter-prefix>` is what vllm-batch and llm-serve load adapters from.
+
+No heavy import at module level: arguments, the LLaMA-Factory config and the layout are
+tested without torch, Ray or LLaMA-Factory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from workloads.common import blob
+
+DATASET_NAME = "aksray_sft"
+DATASET_FORMATS = ("alpaca", "sharegpt")
+DATASET_SUFFIXES = (".json", ".jsonl")
+LOCAL_ROOT = Path("/tmp/aksray/qwen-lora")  # noqa: S108 - per-pod scratch, never shared
+
+
+@dataclass(frozen=True)
+class Options:
+    run_id: str
+    workers: int
+    model: str = "Qwen/Qwen2.5-7B-Instruct"
+    template: str = "qwen"
+    dataset_container: str = "datasets"
+    dataset_prefix: str = "qwen-lora/sft"
+    dataset_format: str = "alpaca"
+    adapter_container: str = "models"
+    adapter_prefix: str = "qwen-lora"
+    adapter_name: str = "aksray-sft"
+    epochs: float = 3.0
+    learning_rate: float = 1e-4
+    lora_rank: int = 16
+    cutoff_len: int = 2048
+    batch_size: int = 1
+    gradient_accumulation: int = 8
+    max_samples: int = 0  # 0: every record
+
+    @property
+    def local_root(self) -> Path:
+        return LOCAL_ROOT / self.run_id
+
+    @property
+    def dataset_dir(self) -> Path:
+        return self.local_root / "data"
+
+    @property
+    def output_dir(self) -> Path:
+        return self.local_root / "output"
+
+    @property
+    def adapter_blob_prefix(self) -> str:
+        return blob.blob_path(self.adapter_prefix, self.adapter_name)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def _segment(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+        raise argparse.ArgumentTypeError(f"must be one path segment, got {text!r}")
+    return text
+
+
+def _fraction(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def _epochs(text: str) -> float:
+    value = float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    d = Options
+    p = argparse.ArgumentParser(prog="qwen-lora", description=__doc__.splitlines()[0])
+    p.add_argument("--run-id", type=_segment, required=True)
+    p.add_argument("--workers", type=_positive, required=True, help="GPU training workers")
+    p.add_argument("--model", default=d.model)
+    p.add_argument("--template", default=d.template)
+    p.add_argument("--dataset-container", default=d.dataset_container)
+    p.add_argument("--dataset-prefix", default=d.dataset_prefix)
+    p.add_argument("--dataset-format", choices=DATASET_FORMATS, default=d.dataset_format)
+    p.add_argument("--adapter-container", default=d.adapter_container)
+    p.add_argument("--adapter-prefix", default=d.adapter_prefix)
+    p.add_argument("--adapter-name", type=_segment, default=d.adapter_name)
+    p.add_argument("--epochs", type=_epochs, default=d.epochs)
+    p.add_argument("--learning-rate", type=_fraction, default=d.learning_rate)
+    p.add_argument("--lora-rank", type=_positive, default=d.lora_rank)
+    p.add_argument("--cutoff-len", type=_positive, default=d.cutoff_len)
+    p.add_argument("--batch-size", type=_positive, default=d.batch_size)
+    p.add_argument("--gradient-accumulation", type=_positive, default=d.gradient_accumulation)
+    p.add_argument("--max-samples", type=_non_negative, default=d.max_samples)
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    args = vars(parser().parse_args(argv))
+    args["dataset_prefix"] = blob.blob_path(args["dataset_prefix"])
+    args["adapter_prefix"] = blob.blob_path(args["adapter_prefix"])
+    return Options(**args)
+
+
+def dataset_info(options: Options) -> dict[str, Any]:
+    """LLaMA-Factory's `dataset_info.json`: one dataset, the folder the records were put in."""
+    entry: dict[str, Any] = {"file_name": "sft", "formatting": options.dataset_format}
+    if options.dataset_format == "sharegpt":
+        entry["columns"] = {"messages": "conversations"}
+    return {DATASET_NAME: entry}
+
+
+def llamafactory_args(options: Options) -> dict[str, Any]:
+    """The LLaMA-Factory training arguments (the keys of its argument dataclasses)."""
+    args: dict[str, Any] = {
+        # model
+        "model_name_or_path": options.model,
+        "trust_remote_code": False,
+        # method
+        "stage": "sft",
+        "do_train": True,
+        "finetuning_type": "lora",
+        "lora_rank": options.lora_rank,
+        "lora_target": "all",
+        # dataset
+        "dataset": DATASET_NAME,
+        "dataset_dir": str(options.dataset_dir),
+        "template": options.template,
+        "cutoff_len": options.cutoff_len,
+        "overwrite_cache": True,
+        "preprocessing_num_workers": 4,
+        # output
+        "output_dir": str(options.output_dir),
+        "overwrite_output_dir": True,
+        "save_only_model": True,
+        "logging_steps": 10,
+        "save_steps": 500,
+        "report_to": "none",
+        # training
+        "per_device_train_batch_size": options.batch_size,
+        "gradient_accumulation_steps": options.gradient_accumulation,
+        "learning_rate": options.learning_rate,
+        "num_train_epochs": options.epochs,
+        "lr_scheduler_type": "cosine",
+        "warmup_ratio": 0.1,
+        "bf16": True,
+        "ddp_timeout": 180000000,
+        # Ray: one training worker per GPU worker pod
+        "ray_num_workers": options.workers,
+    }
+    if options.max_samples:
+        args["max_samples"] = options.max_samples
+    return args
+
+
+def stage_dataset(options: dict[str, Any], account: str | None = None) -> int:
+    """On one node: download the records and write dataset_info.json. Returns the file count."""
+    opts = Options(**options)
+    client = blob.container_client(account or blob.storage_account(), opts.dataset_container)
+    files = [
+        path
+        for suffix in DATASET_SUFFIXES
+        for path in blob.download_prefix(
+            client, opts.dataset_prefix, opts.dataset_dir / "sft", suffix
+        )
+    ]
+    (opts.dataset_dir / "dataset_info.json").write_text(json.dumps(dataset_info(opts), indent=2))
+    return len(files)
+
+
+def adapter_files(output_dir: Path) -> bool:
+    return (output_dir / "adapter_config.json").is_file()
+
+
+def upload_adapter(options: dict[str, Any], account: str | None = None) -> list[str]:
+    """On one node: upload the saved adapter if this node holds it (rank 0 saves it)."""
+    opts = Options(**options)
+    if not adapter_files(opts.output_dir):
+        return []
+    client = blob.container_client(account or blob.storage_account(), opts.adapter_container)
+    adapter = opts.output_dir
+    names = [
+        blob.upload_bytes(
+            client, blob.blob_path(opts.adapter_blob_prefix, path.name), path.read_bytes()
+        )
+        for path in sorted(adapter.iterdir())
+        if path.is_file() and (path.name.startswith("adapter_") or path.name in _TOKENIZER_FILES)
+    ]
+    return names
+
+
+# Saved next to the adapter by LLaMA-Factory; vLLM loads the adapter with the base tokenizer,
+# these keep the folder self-describing.
+_TOKENIZER_FILES = frozenset({"tokenizer_config.json", "special_tokens_map.json"})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_args(argv)
+    os.environ["USE_RAY"] = "1"  # LLaMA-Factory reads it when it parses the arguments
+    import ray
+    from llamafactory.train.tuner import run_exp
+
+    from workloads.common.cluster import on_every_node
+
+    ray.init()
+    staged = on_every_node(stage_dataset, asdict(options))
+    if not any(staged):
+        raise RuntimeError(
+            f"no {'/'.join(DATASET_SUFFIXES)} files under "
+            f"{options.dataset_container}/{options.dataset_prefix}/"
+        )
+    run_exp(llamafactory_args(options))  # shuts Ray down when the workers are done
+    ray.init()
+    uploaded = [name for names in on_every_node(upload_adapter, asdict(options)) for name in names]
+    if not uploaded:
+        raise RuntimeError(f"no node holds a saved adapter in {options.output_dir}")
+    print(
+        json.dumps(
+            {
+                "adapter": f"{options.adapter_container}/{options.adapter_blob_prefix}",
+                "files": uploaded,
+            },
+            indent=2,
+        )
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

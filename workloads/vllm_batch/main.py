@@ -1,0 +1,192 @@
+"""vLLM batch inference with `ray.data.llm` and the LoRA adapter from Blob: the RayJob entrypoint.
+
+Reads a JSONL prompt set from the `datasets` container, runs it through a vLLM engine on the
+GPU worker (`build_processor` with `vLLMEngineProcessorConfig`), each request aimed at the LoRA
+adapter that qwen-lora trained (loaded by Ray LLM from `models/<adapter-prefix>/<adapter-name>`
+through `dynamic_lora_loading_path`), and writes the answers back as JSONL.
+
+Blob layout (container/path):
+    datasets/<input-prefix>/*.jsonl           {"id", "prompt"} or {"id", "messages"} per line
+    datasets/<output-prefix>/<run-id>/*.json  {"id", "prompt", "response", "model"} per line
+    models/<adapter-prefix>/<adapter-name>/    the adapter (written by qwen-lora)
+
+No heavy import at module level: arguments, the processor config and the row functions are
+tested without Ray, vLLM or the Azure SDK.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from workloads.common import blob
+
+
+@dataclass(frozen=True)
+class Options:
+    run_id: str
+    model: str = "Qwen/Qwen2.5-7B-Instruct"
+    lora: bool = True
+    container: str = "datasets"
+    input_prefix: str = "vllm-batch/prompts"
+    output_prefix: str = "vllm-batch/results"
+    adapter_container: str = "models"
+    adapter_prefix: str = "qwen-lora"
+    adapter_name: str = "aksray-sft"
+    max_lora_rank: int = 64
+    max_model_len: int = 8192
+    max_tokens: int = 512
+    temperature: float = 0.2
+    batch_size: int = 32
+    concurrency: int = 1
+
+    @property
+    def output_path(self) -> str:
+        return blob.blob_path(self.output_prefix, self.run_id)
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _segment(text: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
+        raise argparse.ArgumentTypeError(f"must be one path segment, got {text!r}")
+    return text
+
+
+def _temperature(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 2:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 2, got {text}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    d = Options
+    p = argparse.ArgumentParser(prog="vllm-batch", description=__doc__.splitlines()[0])
+    p.add_argument("--run-id", type=_segment, required=True)
+    p.add_argument("--model", default=d.model)
+    lora = p.add_mutually_exclusive_group()
+    lora.add_argument("--lora", dest="lora", action="store_true", default=d.lora)
+    lora.add_argument("--no-lora", dest="lora", action="store_false", help="base model only")
+    p.add_argument("--container", default=d.container)
+    p.add_argument("--input-prefix", default=d.input_prefix)
+    p.add_argument("--output-prefix", default=d.output_prefix)
+    p.add_argument("--adapter-container", default=d.adapter_container)
+    p.add_argument("--adapter-prefix", default=d.adapter_prefix)
+    p.add_argument("--adapter-name", type=_segment, default=d.adapter_name)
+    p.add_argument("--max-lora-rank", type=_positive, default=d.max_lora_rank)
+    p.add_argument("--max-model-len", type=_positive, default=d.max_model_len)
+    p.add_argument("--max-tokens", type=_positive, default=d.max_tokens)
+    p.add_argument("--temperature", type=_temperature, default=d.temperature)
+    p.add_argument("--batch-size", type=_positive, default=d.batch_size)
+    p.add_argument("--concurrency", type=_positive, default=d.concurrency)
+    return p
+
+
+def parse_args(argv: Sequence[str] | None = None) -> Options:
+    args = vars(parser().parse_args(argv))
+    for key in ("input_prefix", "output_prefix", "adapter_prefix"):
+        args[key] = blob.blob_path(args[key])
+    return Options(**args)
+
+
+def processor_config(options: Options, account: str) -> dict[str, Any]:
+    """Keyword arguments of `ray.data.llm.vLLMEngineProcessorConfig`."""
+    engine_kwargs: dict[str, Any] = {"max_model_len": options.max_model_len}
+    config: dict[str, Any] = {
+        "model_source": options.model,
+        "engine_kwargs": engine_kwargs,
+        "batch_size": options.batch_size,
+        "concurrency": options.concurrency,
+    }
+    if options.lora:
+        engine_kwargs.update(enable_lora=True, max_lora_rank=options.max_lora_rank, max_loras=1)
+        config["dynamic_lora_loading_path"] = blob.blob_uri(
+            account, options.adapter_container, options.adapter_prefix
+        )
+    return config
+
+
+def preprocess(
+    row: dict[str, Any], *, adapter: str | None, max_tokens: int, temperature: float
+) -> dict[str, Any]:
+    """One input record -> one engine request (chat messages, sampling, adapter)."""
+    if "messages" in row:
+        messages = list(row["messages"])
+    elif "prompt" in row:
+        messages = [{"role": "user", "content": str(row["prompt"])}]
+    else:
+        raise ValueError(f"a record needs `prompt` or `messages`, got keys {sorted(row)}")
+    request: dict[str, Any] = {
+        "id": row.get("id"),
+        "prompt_text": messages[-1]["content"],
+        "messages": messages,
+        "sampling_params": {"max_tokens": max_tokens, "temperature": temperature},
+    }
+    if adapter:
+        request["model"] = adapter  # Ray LLM: the subfolder of dynamic_lora_loading_path
+    return request
+
+
+def postprocess(row: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "id": row.get("id"),
+        "prompt": row.get("prompt_text"),
+        "response": row["generated_text"],
+        "model": row.get("model"),
+    }
+
+
+def filesystem(account: str) -> Any:
+    """Azure Blob as a pyarrow filesystem (adlfs, workload identity) for Ray Data I/O."""
+    from adlfs import AzureBlobFileSystem
+    from azure.identity import DefaultAzureCredential
+    from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+    blob_fs = AzureBlobFileSystem(account_name=account, credential=DefaultAzureCredential())
+    return PyFileSystem(FSSpecHandler(blob_fs))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parse_args(argv)
+    account = blob.storage_account()
+    import ray
+    from ray.data.llm import build_processor, vLLMEngineProcessorConfig
+
+    ray.init()
+    fs = filesystem(account)
+    prompts = ray.data.read_json(
+        blob.blob_path(options.container, options.input_prefix),
+        filesystem=fs,
+        file_extensions=["jsonl"],
+        lines=True,
+    )
+    processor = build_processor(
+        vLLMEngineProcessorConfig(**processor_config(options, account)),
+        preprocess=functools.partial(
+            preprocess,
+            adapter=options.adapter_name if options.lora else None,
+            max_tokens=options.max_tokens,
+            temperature=options.temperature,
+        ),
+        postprocess=postprocess,
+    )
+    processor(prompts).write_json(
+        blob.blob_path(options.container, options.output_path), filesystem=fs
+    )
+    print(f"results: {options.container}/{options.output_path}/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
