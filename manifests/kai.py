@@ -34,6 +34,8 @@ if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run 
 
 # The label that puts a RayJob / RayService / RayCluster into a KAI leaf queue.
 KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
+# The label that gives a Ray resource its KAI priority class (one of manifests/priorities).
+KAI_PRIORITY_LABEL: Final = "priorityClassName"
 MEGABYTE: Final = 10**6
 
 # KAI resource name -> the Kubernetes resource it counts.

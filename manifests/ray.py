@@ -36,6 +36,8 @@ from typing import Any, Final, Protocol
 
 import yaml
 
+from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
+from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from manifests.namespaces import MANAGED_BY, RAY_SERVICE_ACCOUNT
 from manifests.quantity import parse_cpu_millis, parse_memory_bytes
 from manifests.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
@@ -49,10 +51,6 @@ from workloads.spec import (
 )
 
 # Labels the schedulers read.
-KUEUE_QUEUE_LABEL: Final = "kueue.x-k8s.io/queue-name"
-KUEUE_PRIORITY_LABEL: Final = "kueue.x-k8s.io/priority-class"
-KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
-KAI_PRIORITY_LABEL: Final = "priorityClassName"
 WORKLOAD_IDENTITY_LABEL: Final = "azure.workload.identity/use"
 WORKLOAD_LABEL: Final = "aksray.io/workload"
 TEAM_LABEL: Final = "aksray.io/team"
@@ -348,8 +346,8 @@ def _metadata(spec: WorkloadSpec, workload: Workload, team: Team, name: str) -> 
             **MANAGED_BY,
             WORKLOAD_LABEL: spec.name,
             TEAM_LABEL: team.name,
-            KUEUE_QUEUE_LABEL: team.local_queue,
-            KUEUE_PRIORITY_LABEL: workload.priority,
+            QUEUE_NAME_LABEL: team.local_queue,
+            PRIORITY_CLASS_LABEL: workload.priority,
             KAI_QUEUE_LABEL: team.name,
             KAI_PRIORITY_LABEL: workload.priority,
         },
