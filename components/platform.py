@@ -72,17 +72,16 @@ class Platform(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         # A RayJob created before Kueue's webhook serves starts unsuspended and bypasses quota:
-        # every Ray object waits for its queues, the Kueue release (ready only once the webhook
-        # serves) and the KubeRay release (its CRDs); destroy then removes them first.
-        ready: list[pulumi.Resource] = list(self.queues.ready)
-        ready += [r for r in (self.operators.kueue, self.operators.kuberay) if r is not None]
+        # every Ray object waits for its team's queues, the Kueue release (ready only once the
+        # webhook serves) and the KubeRay release (its CRDs); destroy then removes it first.
         self.workloads = RayWorkloads(
             f"{name}-workloads",
             settings,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
             storage_account=self.storage.account_name if self.storage else None,
-            ready=ready,
+            queues=self.queues,
+            ready=[r for r in (self.operators.kueue, self.operators.kuberay) if r is not None],
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})

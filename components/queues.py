@@ -41,6 +41,7 @@ class SchedulingQueues(pulumi.ComponentResource):
 
     flavors: dict[str, pulumi.CustomResource]  # by flavor name
     priority_classes: dict[str, pulumi.CustomResource]  # by class name
+    _team_ready: dict[str, list[pulumi.Resource]]  # by team name: its LocalQueue and KAI leaf
     cohorts: dict[str, pulumi.CustomResource]  # by department
     cluster_queues: dict[str, pulumi.CustomResource]  # by team
     local_queues: dict[str, pulumi.Resource]  # by team
@@ -126,6 +127,11 @@ class SchedulingQueues(pulumi.ComponentResource):
             *self.local_queues.values(),
             *(self.kai_queues[team.name] for team in scheduling.teams),
         ]
+        # Per team: what one of its workloads of a given priority is admitted through.
+        self._team_ready = {
+            team.name: [self.local_queues[team.name], self.kai_queues[team.name]]
+            for team in scheduling.teams
+        }
         self.register_outputs(
             {
                 "clusterQueues": sorted(self.cluster_queues),
@@ -133,3 +139,9 @@ class SchedulingQueues(pulumi.ComponentResource):
                 "kaiQueues": sorted(self.kai_queues),
             }
         )
+
+    def ready_for(self, team: str, priority: str) -> list[pulumi.Resource]:
+        """What a workload of `team` at `priority` must be created after (and deleted before):
+        the team's LocalQueue (and through it its ClusterQueue), its KAI leaf queue and the
+        Kueue priority class its label names."""
+        return [*self._team_ready[team], self.priority_classes[priority]]

@@ -18,6 +18,7 @@ import pulumi_kubernetes as k8s
 
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
+from components.queues import SchedulingQueues
 from components.settings import Settings
 from manifests.ray import (
     hf_token_secret,
@@ -49,12 +50,14 @@ class RayWorkloads(pulumi.ComponentResource):
         provider: k8s.Provider,
         namespaces: TeamNamespaces,
         storage_account: pulumi.Input[str] | None = None,
+        queues: SchedulingQueues | None = None,
         ready: Sequence[pulumi.Resource] = (),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`storage_account`: the Blob account name (required when an enabled workload uses
-        Blob). `ready`: what every workload must be created after: the team queues, Kueue (its
-        webhook serving) and the KubeRay operator."""
+        Blob). `queues`: each workload is created after its own team's queues and priority
+        class. `ready`: what every workload must be created after besides: Kueue (its webhook
+        serving) and the KubeRay operator."""
         super().__init__("aksray:platform:RayWorkloads", name, None, opts)
         enabled = settings.enabled_workloads
         for workload in enabled:
@@ -86,6 +89,7 @@ class RayWorkloads(pulumi.ComponentResource):
             account = storage_account if uses_blob else None
             after: list[pulumi.Resource] = [
                 namespaces.service_accounts[team.name],
+                *(queues.ready_for(team.name, workload.priority) if queues else ()),
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
             ]

@@ -126,7 +126,7 @@ def test_every_policy_is_exercised_by_a_break() -> None:
     assert broken == {policy.name for policy in POLICIES}
 
 
-# Exercised in tests/test_workloads.py against the recorded RayJobs and RayServices.
+# Exercised below, against the recorded RayJobs and RayServices.
 RAY_POLICIES = {"ray-pods-use-workload-identity", "ray-workloads-queued"}
 
 
@@ -168,3 +168,55 @@ def test_the_admin_role_is_allowed_only_on_the_stacks_own_cluster() -> None:
     violations = evaluate(storage_scope(planned("dev").resources))
     assert [v.policy for v in violations] == ["role-assignments-scoped-to-storage"]
     assert "the stack's own AKS cluster" in violations[0].message
+
+
+RAY_JOB = of_type("kubernetes:ray.io/v1:RayJob")
+RAY_SERVICE = of_type("kubernetes:ray.io/v1:RayService")
+
+
+def _drop_head_identity_label(inputs: Inputs) -> None:
+    cluster = inputs["spec"].get("rayClusterSpec") or inputs["spec"]["rayClusterConfig"]
+    del cluster["headGroupSpec"]["template"]["metadata"]["labels"]["azure.workload.identity/use"]
+
+
+def _drop_worker_identity_label(inputs: Inputs) -> None:
+    cluster = inputs["spec"].get("rayClusterSpec") or inputs["spec"]["rayClusterConfig"]
+    labels = cluster["workerGroupSpecs"][0]["template"]["metadata"]["labels"]
+    labels["azure.workload.identity/use"] = "false"
+
+
+@pytest.mark.parametrize(
+    ("policy", "select", "change"),
+    [
+        ("ray-pods-use-workload-identity", RAY_JOB, _drop_head_identity_label),
+        ("ray-pods-use-workload-identity", RAY_SERVICE, _drop_worker_identity_label),
+        (
+            "ray-workloads-queued",
+            RAY_JOB,
+            lambda inputs: inputs["metadata"]["labels"].pop("kueue.x-k8s.io/queue-name"),
+        ),
+        (
+            "ray-workloads-queued",
+            RAY_SERVICE,
+            lambda inputs: inputs["metadata"]["labels"].pop("kueue.x-k8s.io/queue-name"),
+        ),
+        (
+            "no-plain-text-secrets",
+            RAY_JOB,
+            lambda inputs: (
+                inputs["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["containers"][
+                    0
+                ]
+                .setdefault("env", [])
+                .append({"name": "HF_TOKEN", "value": "pasted-in-by-hand"})
+            ),
+        ),
+    ],
+    ids=["head-identity", "worker-identity", "rayjob-queue", "rayservice-queue", "inline-token"],
+)
+def test_a_broken_ray_workload_reports_exactly_that_violation(
+    policy: str, select: Select, change: Callable[[Inputs], None]
+) -> None:
+    resources, urn = mutate(planned("dev").resources, select, change)
+    violations = evaluate(resources)
+    assert [(v.policy, v.urn) for v in violations] == [(policy, urn)], violations
