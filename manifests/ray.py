@@ -17,10 +17,12 @@ Every rule the schedulers and KubeRay read lives here, once:
 - No in-tree autoscaling; every worker group has minReplicas == maxReplicas == replicas, so the
   gang KAI schedules (head + every worker) is the gang Kueue admitted.
 - Workload identity on the head and every worker: the team's Ray service account and the pod
-  label `azure.workload.identity/use: "true"`. No node selectors or tolerations: Kueue injects the
-  nodeSelector and tolerations of the ResourceFlavor it assigned to each pod set when it admits
-  the workload (the CPU pool for the head, a GPU pool for GPU workers); a hard-coded pool here
-  could contradict that flavor and leave admitted pods Pending.
+  label `azure.workload.identity/use: "true"`. Workers carry no node selector or toleration:
+  Kueue injects those of the ResourceFlavor it assigned to each pod set when it admits the
+  workload (a GPU pool for GPU workers). The head alone selects the CPU pool (the `cpu` flavor's
+  own node labels, so they can never contradict): Kueue only assigns a flavor whose node labels
+  the pod's selector allows, so a head waits for CPU-pool quota instead of spilling onto a GPU
+  flavor's cpu/memory quota and holding a GPU node.
 - Payload code comes from the repository as a ConfigMap mounted on every Ray container, its
   runtime requirements as Ray `runtime_env` pip packages, the Hugging Face token (when
   configured) from a Secret by `secretKeyRef`, never as a value.
@@ -39,6 +41,7 @@ import yaml
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
 from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from manifests.namespaces import MANAGED_BY, RAY_SERVICE_ACCOUNT
+from manifests.pools import CPU_POOL_NAME, pool_node_labels
 from manifests.quantity import parse_cpu_millis, parse_memory_bytes
 from manifests.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
 from workloads.spec import (
@@ -73,6 +76,8 @@ MAX_NAME_LENGTH: Final = 47  # KubeRay: RayJob/RayService names leave room for t
 DIGEST_LENGTH: Final = 10
 
 _HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", 8265), ("client", 10001))
+# The head runs on the CPU pool: the `cpu` flavor's own node labels (manifests/pools.py).
+HEAD_NODE_SELECTOR: Final = pool_node_labels(CPU_POOL_NAME)
 
 
 class Team(Protocol):
@@ -245,6 +250,7 @@ def _pod_template(
     files: Mapping[str, str],
     hf_token: bool,
     storage_account: object | None,
+    node_selector: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     main: dict[str, Any] = {
         "name": container,
@@ -261,6 +267,8 @@ def _pod_template(
         "serviceAccountName": RAY_SERVICE_ACCOUNT,
         "containers": [main],
     }
+    if node_selector:
+        pod_spec["nodeSelector"] = dict(node_selector)
     if config_map is not None:
         main["volumeMounts"] = [
             {"name": PAYLOAD_VOLUME, "mountPath": PAYLOAD_MOUNT, "readOnly": True}
@@ -300,7 +308,12 @@ def ray_cluster_spec(
         (("serve", SERVE_PORT),) if spec.kind == "RayService" else ()
     )
 
-    def template(container: str, pod: PodShape, ports: Sequence[tuple[str, int]]) -> dict[str, Any]:
+    def template(
+        container: str,
+        pod: PodShape,
+        ports: Sequence[tuple[str, int]],
+        node_selector: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
         return _pod_template(
             spec,
             team,
@@ -311,6 +324,7 @@ def ray_cluster_spec(
             files=files,
             hf_token=hf_token,
             storage_account=storage_account,
+            node_selector=node_selector,
         )
 
     return {
@@ -321,7 +335,12 @@ def ray_cluster_spec(
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
             # the workers.
             "rayStartParams": {"num-cpus": "0", "dashboard-host": "0.0.0.0"},  # noqa: S104
-            "template": template(HEAD_CONTAINER, spec.head, (*_HEAD_PORTS, *serve_ports)),
+            "template": template(
+                HEAD_CONTAINER,
+                spec.head,
+                (*_HEAD_PORTS, *serve_ports),
+                node_selector=HEAD_NODE_SELECTOR,
+            ),
         },
         "workerGroupSpecs": [
             {

@@ -227,15 +227,21 @@ def test_gang_sizes() -> None:
 
 
 @pytest.mark.parametrize(("stack", "workload"), list(_cases()))
-def test_pods_identity_image_and_no_placement_of_their_own(stack: str, workload: str) -> None:
+def test_pods_identity_image_and_placement(stack: str, workload: str) -> None:
     manifest = _object(_run(stack), workload).inputs
+    head = _templates(manifest)[0]
+    # The head selects the CPU pool by the `cpu` flavor's own node labels, so Kueue can only
+    # give it that flavor; no toleration, since the CPU pool has no taint.
+    assert head["spec"]["nodeSelector"] == {"kubernetes.azure.com/agentpool": "cpu"}
     for template in _templates(manifest):
         assert template["metadata"]["labels"]["azure.workload.identity/use"] == "true"
         pod = template["spec"]
         assert pod["serviceAccountName"] == RAY_SERVICE_ACCOUNT
         # Kueue injects the assigned flavor's nodeSelector and tolerations on admission.
-        for field in ("nodeSelector", "tolerations", "affinity", "nodeName"):
+        for field in ("tolerations", "affinity", "nodeName"):
             assert field not in pod
+        if template is not head:
+            assert "nodeSelector" not in pod
         (container,) = pod["containers"]
         assert container["image"] == RAY_IMAGE
         resources = container["resources"]
