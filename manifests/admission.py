@@ -25,6 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from manifests.capacity import GPU_RESOURCE
 from manifests.quantity import parse_cpu_millis, parse_memory_bytes
 
 # Amounts are integers in canonical units: cpu in millicores, memory in bytes, others in units.
@@ -45,6 +46,12 @@ def parse_amount(resource: str, value: object) -> int:
 
 @dataclass(frozen=True)
 class PodSet:
+    """One group of identical pods: Kueue's pod set, one part of KAI's gang.
+
+    `requests` are per pod, in canonical units (cpu millicores, memory bytes, GPUs);
+    `node_selector` is the pods' own (a Ray head selects the CPU pool).
+    """
+
     name: str
     count: int
     requests: Requests  # per pod
@@ -53,6 +60,22 @@ class PodSet:
     @property
     def total(self) -> dict[str, int]:
         return {r: v * self.count for r, v in self.requests.items() if v > 0}
+
+    @property
+    def cpu_millis(self) -> int:
+        return self.requests.get("cpu", 0)
+
+    @property
+    def memory_bytes(self) -> int:
+        return self.requests.get("memory", 0)
+
+    @property
+    def gpus(self) -> int:
+        return self.requests.get(GPU_RESOURCE, 0)
+
+    @property
+    def total_gpus(self) -> int:
+        return self.count * self.gpus
 
 
 @dataclass(frozen=True)

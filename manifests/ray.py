@@ -33,11 +33,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from typing import Any, Final, Protocol
 
 import yaml
 
+from manifests.admission import PodSet
+from manifests.capacity import GPU_RESOURCE
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
 from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from manifests.namespaces import MANAGED_BY, RAY_SERVICE_ACCOUNT
@@ -59,7 +61,6 @@ WORKLOAD_LABEL: Final = "aksray.io/workload"
 TEAM_LABEL: Final = "aksray.io/team"
 RUN_LABEL: Final = "aksray.io/run"
 
-GPU_RESOURCE: Final = "nvidia.com/gpu"
 SUBMISSION_MODE: Final = "HTTPMode"
 HEAD_CONTAINER: Final = "ray-head"
 WORKER_CONTAINER: Final = "ray-worker"
@@ -114,21 +115,6 @@ class WorkerCount(Protocol):
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PodSet:
-    """One group of identical pods: Kueue's pod set, one part of KAI's gang."""
-
-    name: str
-    count: int
-    cpu_millis: int
-    memory_bytes: int
-    gpus: int
-
-    @property
-    def total_gpus(self) -> int:
-        return self.count * self.gpus
-
-
 def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGroup, ...]:
     """The spec's worker groups, the GPU group sized by the `workers` option where it has one."""
     if workload.workers is None or "workers" not in spec.options:
@@ -140,20 +126,23 @@ def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGrou
     )
 
 
-def _pod_set(name: str, count: int, pod: PodShape) -> PodSet:
-    return PodSet(
-        name=name,
-        count=count,
-        cpu_millis=parse_cpu_millis(pod.cpu),
-        memory_bytes=parse_memory_bytes(pod.memory),
-        gpus=pod.gpus,
-    )
+def pod_requests(pod: PodShape) -> dict[str, int]:
+    """One pod's requests in canonical units, as Kueue counts them (no GPU entry without GPUs)."""
+    requests = {"cpu": parse_cpu_millis(pod.cpu), "memory": parse_memory_bytes(pod.memory)}
+    if pod.gpus:
+        requests[GPU_RESOURCE] = pod.gpus
+    return requests
 
 
 def pod_sets(spec: WorkloadSpec, workload: WorkerCount) -> list[PodSet]:
-    """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs)."""
-    return [_pod_set("head", 1, spec.head)] + [
-        _pod_set(group.name, group.replicas, group.pod) for group in worker_groups(spec, workload)
+    """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs).
+
+    What manifests/admission.py admits: the head carries its CPU-pool node selector, exactly as
+    its pod template does; workers carry none (Kueue injects the assigned flavor's)."""
+    head = PodSet("head", 1, pod_requests(spec.head), dict(HEAD_NODE_SELECTOR))
+    return [head] + [
+        PodSet(group.name, group.replicas, pod_requests(group.pod))
+        for group in worker_groups(spec, workload)
     ]
 
 

@@ -21,6 +21,7 @@ from pulumi.runtime.stack import run_pulumi_func
 from aksray.mocks import PlatformMocks
 from aksray.runner import PROJECT_ROOT, RecordedResource, RecordingMonitor, RunResult, run_program
 from components.settings import Settings, TeamSettings, parse_settings
+from manifests import ray
 from manifests.admission import (
     Inadmissible,
     PodSet,
@@ -402,11 +403,13 @@ def test_every_enabled_workload_is_admitted_with_heads_on_cpu_and_workers_on_gpu
     for workload in settings.enabled_workloads:
         spec = WORKLOADS[workload.name]
         team = settings.scheduling.team(workload.team)
-        pod_sets = [PodSet("head", 1, pod(spec.head))]
-        for group in spec.workers:
-            count = workload.workers if workload.workers is not None else group.replicas
-            pod_sets.append(PodSet(group.name, count, pod(group.pod)))
-        assignments = assign_pod_sets(pod_sets, cluster_queue(team, settings))
+        # the pod sets the Ray builders produce, the head with its CPU-pool node selector
+        pod_sets = ray.pod_sets(spec, workload)
+        assert pod_sets[0].node_selector == {POOL_LABEL_KEY: "cpu"}
+        flavors = {f["metadata"]["name"]: f for f in resource_flavors(settings.cluster)}
+        assignments = assign_pod_sets(
+            pod_sets, cluster_queue(team, settings), resource_flavors=flavors
+        )
         assert assignments[0] == {"cpu": "cpu", "memory": "cpu"}, workload.name
         for assignment in assignments[1:]:
             assert len(set(assignment.values())) == 1, (workload.name, assignment)
