@@ -16,9 +16,12 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from aksray.stackfile import StackFileError
+
+if TYPE_CHECKING:
+    from aksray.runner import RunResult
 
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
@@ -116,9 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from aksray.render import write_render
     from aksray.runner import run_program
-    from aksray.tree import resource_tree
 
     config_file, stack = _config_file(args)
     result = run_program(config_file, stack=stack)
@@ -127,14 +128,28 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_PROBLEMS
 
     if args.command == "render":
+        from aksray.render import write_render
+
         count, resources_json = write_render(result, args.out)
         print(
             f"wrote {count} Kubernetes documents to {args.out / 'kubernetes'} and "
             f"{len(result.resources)} resources to {resources_json}"
         )
         return EXIT_OK
+    return _plan(result, as_json=args.json)
 
-    if args.json:
+
+def _plan(result: RunResult, *, as_json: bool) -> int:
+    from aksray.checks import run_checks
+    from aksray.graph import critical_path
+    from aksray.model import plan
+    from aksray.report import summary, summary_lines
+    from aksray.tree import resource_tree
+
+    planned = plan(result)
+    findings = run_checks(planned)
+    data = summary(planned, critical_path(result))
+    if as_json:
         print(
             json.dumps(
                 {
@@ -142,23 +157,37 @@ def _run(args: argparse.Namespace) -> int:
                     "resources": [r.to_json() for r in result.resources],
                     "outputs": result.outputs,
                     "warnings": result.warnings,
+                    "summary": data,
+                    "checks": findings.to_json(),
                 },
                 indent=2,
                 sort_keys=True,
             )
         )
-        return EXIT_OK
-
-    print(f"Resources ({len(result.resources)}):")
-    for line in resource_tree(result):
-        print(f"  {line}")
-    print()
-    print("Stack outputs:")
-    for key, value in sorted(result.outputs.items()):
-        print(f"  {key}: {json.dumps(value)}")
+    else:
+        print(f"Resources ({len(result.resources)}):")
+        for line in resource_tree(result):
+            print(f"  {line}")
+        print()
+        print("Stack outputs:")
+        for key, value in sorted(result.outputs.items()):
+            print(f"  {key}: {json.dumps(value)}")
+        print()
+        for line in summary_lines(data):
+            print(line)
+        print()
+        errors, warnings = len(findings.errors), len(findings.warnings)
+        print(
+            f"Checks: {errors} error{'s' if errors != 1 else ''}, "
+            f"{warnings} warning{'s' if warnings != 1 else ''}"
+        )
+    # Diagnostics go to stderr in both modes: one line each, warnings first.
     for warning in result.warnings:
-        print(f"warning: {warning}")
-    return EXIT_OK
+        print(f"warning: {warning}", file=sys.stderr)
+    for problem in findings.warnings:
+        print(f"warning: {problem}", file=sys.stderr)
+    _print_errors([str(problem) for problem in findings.errors], sys.stderr)
+    return EXIT_PROBLEMS if findings.errors else EXIT_OK
 
 
 if __name__ == "__main__":

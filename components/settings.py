@@ -11,6 +11,7 @@ Parsing is pure (`parse_settings`) so the rules are tested without the Pulumi ru
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
@@ -125,6 +126,14 @@ class ClusterSettings:
     def gpu_pool(self, name: str) -> GpuPool:
         return next(pool for pool in self.gpu_pools if pool.name == name)
 
+    def pool_path(self, flavor: str) -> str:
+        """The config path of the pool behind a flavor: `cluster.cpuPool` or
+        `cluster.gpuPools[<index>]`."""
+        if flavor == CPU_POOL_NAME:
+            return "cluster.cpuPool"
+        index = next(i for i, pool in enumerate(self.gpu_pools) if pool.name == flavor)
+        return f"cluster.gpuPools[{index}]"
+
     @property
     def flavors(self) -> tuple[str, ...]:
         """Kueue flavor names: the CPU pool's, then one per GPU pool in stack order."""
@@ -175,12 +184,46 @@ class SchedulingSettings:
     # Kueue ClusterQueue queueing strategy of every team without its own.
     queueing_strategy: QueueingStrategy = "BestEffortFIFO"
 
-    @property
+    # Derived once per (immutable) settings object: teams are looked up by name in loops over
+    # teams and workloads, which must not be quadratic in the size of the organisation.
+    @functools.cached_property
     def teams(self) -> tuple[TeamSettings, ...]:
         return tuple(team for dept in self.departments for team in dept.teams)
 
+    @functools.cached_property
+    def _team_paths(self) -> dict[str, tuple[TeamSettings, str]]:
+        return {
+            team.name: (team, team_path(d, t))
+            for d, dept in enumerate(self.departments)
+            for t, team in enumerate(dept.teams)
+        }
+
     def team(self, name: str) -> TeamSettings:
-        return next(team for team in self.teams if team.name == name)
+        return self._team_paths[name][0]
+
+    def team_path(self, name: str) -> str:
+        """The config path of a team: `scheduling.departments[<d>].teams[<t>]`."""
+        return self._team_paths[name][1]
+
+    def department_path(self, name: str) -> str:
+        """The config path of a department: `scheduling.departments[<d>]`."""
+        index = next(d for d, dept in enumerate(self.departments) if dept.name == name)
+        return department_path(index)
+
+
+def department_path(index: int) -> str:
+    """`scheduling.departments[<index>]`: how every problem about a department is reported."""
+    return f"scheduling.departments[{index}]"
+
+
+def team_path(department: int, team: int) -> str:
+    """`scheduling.departments[<d>].teams[<t>]`: how every problem about a team is reported."""
+    return f"{department_path(department)}.teams[{team}]"
+
+
+def workload_path(name: str) -> str:
+    """`workloads.<name>`: how every problem about a workload is reported."""
+    return f"workloads.{name}"
 
 
 @dataclass(frozen=True)

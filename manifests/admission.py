@@ -34,7 +34,14 @@ FlavorResource = tuple[str, str]  # (flavor, resource)
 
 
 class Inadmissible(Exception):  # noqa: N818 - a verdict, not a program error
-    """The pod sets cannot be admitted by this ClusterQueue on an empty cluster."""
+    """The pod sets cannot be admitted by this ClusterQueue on an empty cluster.
+
+    `pod_set` names the first pod set that found no flavor."""
+
+    def __init__(self, pod_set: str, reason: str) -> None:
+        super().__init__(f"{pod_set}: {reason}")
+        self.pod_set = pod_set
+        self.reason = reason
 
 
 def parse_amount(resource: str, value: object) -> int:
@@ -96,7 +103,7 @@ def _quotas(flavor: Mapping[str, Any]) -> dict[str, _Quota]:
     return quotas
 
 
-def _labels_allow(
+def labels_allow(
     flavor: str, node_selector: Mapping[str, str], resource_flavors: Mapping[str, Any] | None
 ) -> bool:
     if resource_flavors is None or not node_selector:
@@ -152,7 +159,7 @@ def assign_pod_sets(
         covered = {r for group in groups for r in group["coveredResources"]}
         uncovered = sorted(set(total) - covered)
         if uncovered:
-            raise Inadmissible(f"{pod_set.name}: no resource group covers {', '.join(uncovered)}")
+            raise Inadmissible(pod_set.name, f"no resource group covers {', '.join(uncovered)}")
         assignment: dict[str, str] = {}
         for group in groups:
             wanted = {r: v for r, v in total.items() if r in group["coveredResources"]}
@@ -162,7 +169,7 @@ def assign_pod_sets(
             fallback: str | None = None
             for flavor in group["flavors"]:
                 name = str(flavor["name"])
-                if not _labels_allow(name, pod_set.node_selector, resource_flavors):
+                if not labels_allow(name, pod_set.node_selector, resource_flavors):
                     continue
                 mode = _fit(name, _quotas(flavor), wanted, usage, borrowable or {})
                 if mode == _FIT:
@@ -176,11 +183,53 @@ def assign_pod_sets(
             chosen = chosen or fallback
             if chosen is None:
                 names = ", ".join(str(f["name"]) for f in group["flavors"])
-                raise Inadmissible(f"{pod_set.name}: no flavor of [{names}] has room for {wanted}")
+                raise Inadmissible(pod_set.name, f"no flavor of [{names}] has room for {wanted}")
             for resource, amount in wanted.items():
                 assignment[resource] = chosen
                 usage[(chosen, resource)] = usage.get((chosen, resource), 0) + amount
         result.append(assignment)
+    return result
+
+
+def usable_flavors(
+    pod_set: PodSet,
+    cluster_queue: Mapping[str, Any],
+    *,
+    resource_flavors: Mapping[str, Any] | None = None,
+    borrowable: Mapping[FlavorResource, int] | None = None,
+) -> list[str]:
+    """Every flavor Kueue may give this pod set on an empty cluster, in the queue's order: its
+    node labels allow the pod set's node selector and its nominal quota, plus what it may
+    borrow, holds the whole pod set. (Which one it gets depends on what is in use.)"""
+    total = pod_set.total
+    found: list[str] = []
+    for group in cluster_queue["spec"].get("resourceGroups", []):
+        wanted = {r: v for r, v in total.items() if r in group["coveredResources"]}
+        if not wanted:
+            continue
+        for flavor in group["flavors"]:
+            name = str(flavor["name"])
+            if not labels_allow(name, pod_set.node_selector, resource_flavors):
+                continue
+            if _fit(name, _quotas(flavor), wanted, {}, borrowable or {}) != _NO_FIT:
+                found.append(name)
+    return found
+
+
+def headroom(
+    cluster_queue: Mapping[str, Any], borrowable: Mapping[FlavorResource, int] | None = None
+) -> dict[FlavorResource, int]:
+    """The most a queue can admit per (flavor, resource) on an empty cluster: nominal quota plus
+    min(borrowingLimit, what the cohort can lend)."""
+    result: dict[FlavorResource, int] = {}
+    for group in cluster_queue["spec"].get("resourceGroups", []):
+        for flavor in group["flavors"]:
+            name = str(flavor["name"])
+            for resource, quota in _quotas(flavor).items():
+                lendable = (borrowable or {}).get((name, resource), 0)
+                if quota.borrowing_limit is not None:
+                    lendable = min(lendable, quota.borrowing_limit)
+                result[(name, resource)] = quota.nominal + lendable
     return result
 
 

@@ -42,7 +42,7 @@ MEGABYTE: Final = 10**6
 KAI_RESOURCES: Final = {"cpu": "cpu", "gpu": GPU_RESOURCE, "memory": "memory"}
 
 
-def _kai_units(resource: str, amount: int) -> int:
+def kai_units(resource: str, amount: int) -> int:
     """An amount in Kubernetes units as KAI counts it (memory: bytes -> MB, rounded up)."""
     if amount == UNLIMITED:
         return UNLIMITED
@@ -67,8 +67,8 @@ def team_queue_resources(team: TeamSettings, settings: Settings) -> dict[str, di
             if limit != UNLIMITED:
                 limit = UNLIMITED if borrowing is None else limit + nominal + borrowing
         resources[kai_name] = {
-            "quota": _kai_units(resource, quota),
-            "limit": _kai_units(resource, limit),
+            "quota": kai_units(resource, quota),
+            "limit": kai_units(resource, limit),
             "overQuotaWeight": team.over_quota_weight,
         }
     return resources

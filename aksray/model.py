@@ -1,0 +1,250 @@
+"""What the planner derives from a run, once, for the summary and the checks alike.
+
+- `Registered`: the scheduling objects the program registered (ClusterQueues, ResourceFlavors,
+  KAI queues, Kueue WorkloadPriorityClasses) and what the Kueue and KAI releases enable, read
+  from the recorded resources: the checks judge the objects `pulumi up` would create, not a
+  second computation of them.
+- `WorkloadPlan`: per enabled workload its pod sets (manifests/ray.py), the flavor Kueue gives
+  each on an empty cluster, every flavor it may get, and how many such pods one node of each
+  flavor's pool holds (manifests/capacity.py node allocatable). The Kueue model is
+  manifests/admission.py.
+
+Operators the stack does not install (`operators.install: false`) are the cluster's own: the
+planner then assumes what the README requires of them — Kueue with the integrations
+`manifests.helm_values.KUEUE_FRAMEWORKS` and KAI with its default priority classes — and the
+summary says so.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+import yaml
+
+from manifests import ray
+from manifests.admission import (
+    FlavorResource,
+    Inadmissible,
+    PodSet,
+    assign_pod_sets,
+    cohort_borrowable,
+    headroom,
+    usable_flavors,
+)
+from manifests.capacity import GPU_RESOURCE, RESOURCES, node_allocatable
+from manifests.helm_values import KUEUE_FRAMEWORKS
+from manifests.pools import CPU_POOL_NAME
+from manifests.priorities import PRIORITY_CLASSES
+from manifests.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
+from workloads.catalog import WORKLOADS
+from workloads.spec import WorkloadSpec
+
+if TYPE_CHECKING:
+    from aksray.runner import RecordedResource, RunResult
+    from components.settings import ClusterSettings, Settings, TeamSettings, WorkloadSettings
+
+HELM_RELEASE: Final = "kubernetes:helm.sh/v3:Release"
+CLUSTER_QUEUE: Final = f"kubernetes:{KUEUE_API_VERSION}:ClusterQueue"
+RESOURCE_FLAVOR: Final = f"kubernetes:{KUEUE_API_VERSION}:ResourceFlavor"
+WORKLOAD_PRIORITY_CLASS: Final = f"kubernetes:{KUEUE_API_VERSION}:WorkloadPriorityClass"
+KAI_QUEUE: Final = f"kubernetes:{KAI_API_VERSION}:Queue"
+
+
+@dataclass(frozen=True)
+class Registered:
+    cluster_queues: Mapping[str, Mapping[str, Any]]  # by name (= team)
+    resource_flavors: Mapping[str, Mapping[str, Any]]  # by name (= flavor)
+    kai_queues: Mapping[str, Mapping[str, Any]]  # by name (department or team)
+    kueue_priority_classes: frozenset[str]
+    # What the stack's Kueue release enables, or the assumed frameworks (installed_kueue False).
+    kueue_frameworks: tuple[str, ...]
+    installed_kueue: bool
+    # The PriorityClasses the stack's KAI release creates, or the assumed chart defaults.
+    kai_priority_classes: frozenset[str]
+    installed_kai: bool
+    cohorts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # cohort -> queues
+
+
+def _release_values(resource: RecordedResource) -> Mapping[str, Any]:
+    values = resource.inputs.get("values")
+    return values if isinstance(values, Mapping) else {}
+
+
+def _kueue_frameworks(values: Mapping[str, Any]) -> tuple[str, ...]:
+    text = (values.get("managerConfig") or {}).get("controllerManagerConfigYaml")
+    config = yaml.safe_load(text) if isinstance(text, str) else None
+    if not isinstance(config, Mapping):
+        return ()
+    frameworks = (config.get("integrations") or {}).get("frameworks") or []
+    return tuple(str(f) for f in frameworks)
+
+
+def _kai_priority_classes(values: Mapping[str, Any]) -> frozenset[str]:
+    # The chart creates its default PriorityClasses (manifests/priorities.py) only when asked.
+    enabled = (values.get("defaultPriorityClasses") or {}).get("enabled")
+    return frozenset(PRIORITY_CLASSES) if enabled is True else frozenset()
+
+
+def registered(result: RunResult) -> Registered:
+    by_type: dict[str, list[RecordedResource]] = defaultdict(list)
+    for resource in result.resources:
+        by_type[resource.type].append(resource)
+
+    def named(type_token: str) -> dict[str, Mapping[str, Any]]:
+        return {str(r.inputs["metadata"]["name"]): r.inputs for r in by_type[type_token]}
+
+    releases = {str(r.inputs.get("name") or r.name): r for r in by_type[HELM_RELEASE]}
+    kueue = releases.get(KUEUE.release)
+    kai = releases.get(KAI_SCHEDULER.release)
+    cluster_queues = named(CLUSTER_QUEUE)
+    cohorts: dict[str, list[str]] = defaultdict(list)
+    for name, queue in cluster_queues.items():
+        cohort = queue["spec"].get("cohortName")
+        if cohort:
+            cohorts[str(cohort)].append(name)
+    return Registered(
+        cluster_queues=cluster_queues,
+        resource_flavors=named(RESOURCE_FLAVOR),
+        kai_queues=named(KAI_QUEUE),
+        kueue_priority_classes=frozenset(named(WORKLOAD_PRIORITY_CLASS)),
+        kueue_frameworks=(
+            _kueue_frameworks(_release_values(kueue)) if kueue is not None else KUEUE_FRAMEWORKS
+        ),
+        installed_kueue=kueue is not None,
+        kai_priority_classes=(
+            _kai_priority_classes(_release_values(kai))
+            if kai is not None
+            else frozenset(PRIORITY_CLASSES)
+        ),
+        installed_kai=kai is not None,
+        cohorts={cohort: tuple(names) for cohort, names in cohorts.items()},
+    )
+
+
+def pool_vm_size(cluster: ClusterSettings, flavor: str) -> str:
+    if flavor == CPU_POOL_NAME:
+        return cluster.cpu_pool.vm_size
+    return cluster.gpu_pool(flavor).vm_size
+
+
+def pods_per_node(pod_set: PodSet, vm_size: str) -> int:
+    """How many pods of this shape one node of the size holds (by node allocatable)."""
+    node = node_allocatable(vm_size)
+    fits = [node.get(resource) // amount for resource, amount in pod_set.requests.items() if amount]
+    return min(fits) if fits else 0
+
+
+@dataclass(frozen=True)
+class PodSetPlan:
+    pod_set: PodSet
+    flavor: str | None  # what Kueue gives it on an empty cluster; None: the gang is inadmissible
+    may_use: tuple[str, ...]  # every flavor Kueue may give it, in the queue's order
+    pods_per_node: Mapping[str, int]  # flavor -> pods of this shape per node of its pool
+
+    def fits_node(self, flavor: str) -> bool:
+        return self.pods_per_node.get(flavor, 0) >= 1
+
+
+@dataclass(frozen=True)
+class WorkloadPlan:
+    workload: WorkloadSettings
+    spec: WorkloadSpec
+    team: TeamSettings
+    pod_sets: tuple[PodSetPlan, ...]
+    inadmissible: Inadmissible | None
+    headroom: Mapping[FlavorResource, int]  # nominal + borrowable per (flavor, resource)
+
+    @property
+    def pods(self) -> int:
+        return sum(p.pod_set.count for p in self.pod_sets)
+
+    @property
+    def gpus(self) -> int:
+        return sum(p.pod_set.total_gpus for p in self.pod_sets)
+
+    def total(self, resource: str) -> int:
+        return sum(p.pod_set.total.get(resource, 0) for p in self.pod_sets)
+
+
+def borrowable(reg: Registered, team: str) -> dict[FlavorResource, int]:
+    """What the team's cohort can lend it when idle, per (flavor, resource)."""
+    queue = reg.cluster_queues[team]
+    cohort = queue["spec"].get("cohortName")
+    members = reg.cohorts.get(str(cohort), ()) if cohort else ()
+    return cohort_borrowable([reg.cluster_queues[name] for name in members] or [queue], team)
+
+
+def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSettings) -> WorkloadPlan:
+    spec = WORKLOADS[workload.name]
+    team = settings.scheduling.team(workload.team)
+    queue = reg.cluster_queues[team.name]
+    lendable = borrowable(reg, team.name)
+    sets = ray.pod_sets(spec, workload)
+    options: dict[str, Any] = {"resource_flavors": reg.resource_flavors, "borrowable": lendable}
+    inadmissible: Inadmissible | None = None
+    try:
+        assignment: list[dict[str, str] | None] = list(assign_pod_sets(sets, queue, **options))
+    except Inadmissible as exc:
+        inadmissible = exc
+        assignment = [None] * len(sets)
+    plans = []
+    for pod_set, assigned in zip(sets, assignment, strict=True):
+        may_use = usable_flavors(pod_set, queue, **options)
+        flavors = set(assigned.values()) if assigned else set()
+        plans.append(
+            PodSetPlan(
+                pod_set=pod_set,
+                flavor=flavors.pop() if len(flavors) == 1 else None,
+                may_use=tuple(may_use),
+                pods_per_node={
+                    flavor: pods_per_node(pod_set, pool_vm_size(settings.cluster, flavor))
+                    for flavor in may_use
+                },
+            )
+        )
+    return WorkloadPlan(
+        workload=workload,
+        spec=spec,
+        team=team,
+        pod_sets=tuple(plans),
+        inadmissible=inadmissible,
+        headroom=headroom(queue, lendable),
+    )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the summary and the checks read."""
+
+    result: RunResult
+    settings: Settings
+    registered: Registered
+    workloads: tuple[WorkloadPlan, ...]
+
+
+def plan(result: RunResult) -> Plan:
+    settings: Settings = result.settings
+    reg = registered(result)
+    return Plan(
+        result=result,
+        settings=settings,
+        registered=reg,
+        workloads=tuple(workload_plan(settings, reg, w) for w in settings.enabled_workloads),
+    )
+
+
+__all__ = [
+    "GPU_RESOURCE",
+    "RESOURCES",
+    "Plan",
+    "PodSetPlan",
+    "Registered",
+    "WorkloadPlan",
+    "plan",
+    "pods_per_node",
+    "pool_vm_size",
+    "registered",
+]

@@ -1,0 +1,326 @@
+"""The plan summary: pools, queues, workloads and the deploy critical path, as data and as text.
+
+`summary(plan)` returns plain JSON data (what `aksray plan --json` prints under `summary`);
+`summary_lines(data)` renders the same data as the tables `aksray plan` prints. Numbers come
+from the recorded objects (ClusterQueue quantities as Kueue reads them, KAI queues in KAI's
+units) and from manifests/capacity.py (node allocatable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from aksray.graph import CriticalPath, format_duration
+from aksray.model import Plan, PodSetPlan, WorkloadPlan, pool_vm_size
+from manifests.capacity import GPU_RESOURCE, RESOURCES, node_allocatable
+from manifests.kai import KAI_RESOURCES
+from manifests.pools import CPU_POOL_NAME
+from manifests.priorities import PRIORITY_CLASSES, is_non_preemptible
+from manifests.quantity import format_cpu, format_memory
+from manifests.vm_sizes import VM_SIZES
+
+NONE: Final = "-"
+_KEYS: Final = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}
+
+
+def _requests(values: Mapping[str, int]) -> dict[str, Any]:
+    """Canonical amounts as Kubernetes quantities: {"gpu": 1, "cpu": "8", "memory": "64Gi"}."""
+    return {
+        "gpu": values.get(GPU_RESOURCE, 0),
+        "cpu": format_cpu(values.get("cpu", 0)),
+        "memory": format_memory(values.get("memory", 0)),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------------
+
+
+def pools(plan: Plan) -> list[dict[str, Any]]:
+    cluster = plan.settings.cluster
+    rows: list[dict[str, Any]] = []
+    cpu = cluster.cpu_pool
+    for name, vm_size, min_count, max_count, spot in (
+        (CPU_POOL_NAME, cpu.vm_size, cpu.min_count, cpu.max_count, False),
+        *((p.name, p.vm_size, p.min_count, p.max_count, p.spot) for p in cluster.gpu_pools),
+    ):
+        size = VM_SIZES[vm_size]
+        node = node_allocatable(vm_size)
+        rows.append(
+            {
+                "pool": name,
+                "flavor": name,
+                "vmSize": vm_size,
+                "gpuModel": size.gpu_model or None,
+                "gpusPerNode": size.gpus,
+                "minCount": min_count,
+                "maxCount": max_count,
+                "spot": spot,
+                "maxGpus": size.gpus * max_count,
+                # GPU nodes kept while idle (minCount); the CPU pool has none.
+                "idleGpuNodes": min_count if size.gpus else 0,
+                "idleGpus": min_count * size.gpus,
+                "nodeAllocatable": _requests({r: node.get(r) for r in RESOURCES}),
+            }
+        )
+    return rows
+
+
+def _limits(entry: Mapping[str, Any], key: str) -> dict[str, Any] | None:
+    found = {_KEYS[r["name"]]: r[key] for r in entry["resources"] if key in r}
+    return found or None
+
+
+def queues(plan: Plan) -> list[dict[str, Any]]:
+    reg = plan.registered
+    rows: list[dict[str, Any]] = []
+    for team in plan.settings.scheduling.teams:
+        queue = reg.cluster_queues[team.name]["spec"]
+        flavors = [
+            {
+                "flavor": entry["name"],
+                "nominal": {_KEYS[r["name"]]: r["nominalQuota"] for r in entry["resources"]},
+                "borrowingLimit": _limits(entry, "borrowingLimit"),
+                "lendingLimit": _limits(entry, "lendingLimit"),
+            }
+            for group in queue.get("resourceGroups", [])
+            for entry in group["flavors"]
+        ]
+        kai = reg.kai_queues[team.name]["spec"]
+        rows.append(
+            {
+                "team": team.name,
+                "department": team.department,
+                "cohort": queue.get("cohortName"),
+                "namespace": team.namespace,
+                "localQueue": team.local_queue,
+                "flavors": flavors,
+                "kai": {
+                    "queue": team.name,
+                    "parent": kai.get("parentQueue"),
+                    # KAI units: GPUs, CPU millicores, memory MB (10^6 bytes); -1 unlimited.
+                    **{
+                        key: {name: kai["resources"][name][key] for name in KAI_RESOURCES}
+                        for key in ("quota", "limit")
+                    },
+                    "overQuotaWeight": team.over_quota_weight,
+                },
+            }
+        )
+    return rows
+
+
+def _pod_set(pod_set: PodSetPlan, plan: Plan) -> dict[str, Any]:
+    flavor = pod_set.flavor
+    return {
+        "name": pod_set.pod_set.name,
+        "count": pod_set.pod_set.count,
+        "requests": _requests(pod_set.pod_set.requests),
+        "nodeSelector": dict(pod_set.pod_set.node_selector),
+        "flavor": flavor,
+        "mayUse": list(pod_set.may_use),
+        "vmSize": pool_vm_size(plan.settings.cluster, flavor) if flavor else None,
+        "podsPerNode": dict(pod_set.pods_per_node),
+        "fitsNode": pod_set.fits_node(flavor) if flavor else None,
+    }
+
+
+def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
+    priority = workload.workload.priority
+    return {
+        "workload": workload.spec.name,
+        "team": workload.team.name,
+        "kind": workload.spec.kind,
+        "priority": priority,
+        "priorityValue": PRIORITY_CLASSES[priority],
+        "nonPreemptible": is_non_preemptible(priority),
+        "gangPods": workload.pods,
+        "gangGpus": workload.gpus,
+        "admissible": workload.inadmissible is None,
+        "podSets": [_pod_set(p, plan) for p in workload.pod_sets],
+    }
+
+
+def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
+    reg = plan.registered
+    return {
+        "pools": pools(plan),
+        "queues": queues(plan),
+        "workloads": [_workload(w, plan) for w in plan.workloads],
+        "schedulers": {
+            "kueueFrameworks": list(reg.kueue_frameworks),
+            "kueuePriorityClasses": sorted(reg.kueue_priority_classes),
+            "kaiPriorityClasses": sorted(reg.kai_priority_classes),
+            # False: the stack installs no operators; the cluster's own are assumed to match.
+            "installedByStack": reg.installed_kueue and reg.installed_kai,
+        },
+        "criticalPath": path.to_json(),
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Text
+# --------------------------------------------------------------------------------------------
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
+    """Left-aligned columns, two spaces apart, no trailing blanks."""
+    cells = [[str(c) for c in header]] + [[NONE if c is None else str(c) for c in r] for r in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    return [
+        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
+    ]
+
+
+def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
+    """`gpu 1, cpu 8, memory 64Gi`; without `zeros`, a zero amount is left out."""
+    if not values:
+        return NONE
+    return ", ".join(
+        f"{key} {values[key]}"
+        for key in ("gpu", "cpu", "memory")
+        if key in values and (zeros or values[key] not in (0, "0"))
+    )
+
+
+def _kai(values: Mapping[str, int]) -> str:
+    return " / ".join(str(values[name]) for name in ("gpu", "cpu", "memory"))
+
+
+def summary_lines(data: Mapping[str, Any]) -> list[str]:
+    lines = ["Pools (node allocatable = VM size minus AKS reservations):"]
+    lines += _indent(
+        table(
+            (
+                "pool",
+                "vm size",
+                "gpu model",
+                "gpus/node",
+                "nodes",
+                "spot",
+                "max gpus",
+                "idle gpu nodes",
+                "node allocatable",
+            ),
+            (
+                (
+                    p["pool"],
+                    p["vmSize"],
+                    p["gpuModel"],
+                    p["gpusPerNode"],
+                    f"{p['minCount']}..{p['maxCount']}",
+                    "yes" if p["spot"] else "no",
+                    p["maxGpus"],
+                    p["idleGpuNodes"],
+                    _amounts(p["nodeAllocatable"], zeros=False),
+                )
+                for p in data["pools"]
+            ),
+        )
+    )
+    lines += ["", "Queues (Kueue ClusterQueue per team, one cohort per department):"]
+    lines += _indent(
+        table(
+            (
+                "team",
+                "cohort",
+                "flavor",
+                "nominal gpu",
+                "nominal cpu",
+                "nominal memory",
+                "borrowing limit",
+                "lending limit",
+            ),
+            (
+                (
+                    q["team"],
+                    q["cohort"],
+                    f["flavor"],
+                    f["nominal"]["gpu"],
+                    f["nominal"]["cpu"],
+                    f["nominal"]["memory"],
+                    _amounts(f["borrowingLimit"]),
+                    _amounts(f["lendingLimit"]),
+                )
+                for q in data["queues"]
+                for f in q["flavors"]
+            ),
+        )
+    )
+    lines += [
+        "",
+        "KAI queues per team (gpu / cpu millicores / memory MB; -1 = unlimited):",
+    ]
+    lines += _indent(
+        table(
+            ("team", "parent", "quota", "limit", "weight"),
+            (
+                (
+                    q["team"],
+                    q["kai"]["parent"],
+                    _kai(q["kai"]["quota"]),
+                    _kai(q["kai"]["limit"]),
+                    q["kai"]["overQuotaWeight"],
+                )
+                for q in data["queues"]
+            ),
+        )
+    )
+    lines += ["", "Workloads (flavor: what Kueue assigns on an empty cluster):"]
+    rows: list[tuple[object, ...]] = []
+    for w in data["workloads"]:
+        for index, p in enumerate(w["podSets"]):
+            first = index == 0
+            flavor = p["flavor"] or "never admitted"
+            fits = (
+                NONE
+                if p["fitsNode"] is None
+                else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)}"
+                f" per {p['vmSize']})"
+            )
+            rows.append(
+                (
+                    w["workload"] if first else "",
+                    w["team"] if first else "",
+                    w["kind"] if first else "",
+                    f"{w['priority']} {w['priorityValue']}" if first else "",
+                    f"{w['gangPods']} / {w['gangGpus']}" if first else "",
+                    p["name"],
+                    p["count"],
+                    _amounts(p["requests"], zeros=False),
+                    flavor,
+                    fits,
+                )
+            )
+    lines += _indent(
+        table(
+            (
+                "workload",
+                "team",
+                "kind",
+                "priority",
+                "gang pods / gpus",
+                "pod set",
+                "pods",
+                "per pod",
+                "flavor",
+                "one node holds it",
+            ),
+            rows,
+        )
+    )
+    path = data["criticalPath"]
+    lines += [
+        "",
+        f"Deploy critical path ({len(path['resources'])} resources, about "
+        f"{format_duration(path['estimatedSeconds'])} by the estimated durations in "
+        "aksray/graph.py):",
+        "  " + " → ".join(path["resources"]),
+    ]
+    return lines
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return [f"  {line}" for line in lines]
