@@ -136,7 +136,7 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
         node = node_allocatable(vm_size)
         over: list[str] = []
         nodes_needed = 0
-        for resource in RESOURCES:
+        for resource in (GPU_RESOURCE, "cpu", "memory"):
             total = sum(q.get(resource) for q in quotas.values())
             if total <= capacity.get(resource):
                 continue
@@ -342,15 +342,17 @@ def check_kai_quota(plan: Plan, out: Findings) -> None:
         team = workload.team
         for level, (name, queue) in enumerate(_kai_chain(plan, team.name)):
             short = []
-            for kai_name, resource in KAI_RESOURCES.items():
+            for resource in (GPU_RESOURCE, "cpu", "memory"):
+                kai_name = _SHORT_NAMES[resource]
                 quota = int(queue["spec"]["resources"][kai_name]["quota"])
                 need = kai_units(resource, workload.total(resource))
                 if quota != UNLIMITED and need > quota:
                     short.append((resource, need, quota))
             if not short:
                 continue
-            gap = "; ".join(f"{_SHORT_NAMES[r]} {n} > {q}" for r, n, q in short)
-            units = "KAI units: GPUs, CPU millicores, memory MB"
+            unit = {GPU_RESOURCE: "", "cpu": "m", "memory": "MB"}
+            gap = ", ".join(f"{_SHORT_NAMES[r]} {n}{unit[r]} > {q}{unit[r]}" for r, n, q in short)
+            units = "in KAI's units: millicores, MB"
             if level == 0:
                 first = short[0][0]
                 flavor = _gpu_flavor(team, settings) if first == GPU_RESOURCE else CPU_POOL_NAME
@@ -476,9 +478,10 @@ def check_idle_gpus(plan: Plan, out: Findings) -> None:
         out.warning(
             f"{cluster.pool_path(pool.name)}.minCount",
             f"pool {pool.name} keeps {pool.min_count} {pool.vm_size} node"
-            f"{'s' if pool.min_count != 1 else ''} ({pool.min_count * pool.gpus_per_node} "
-            f"{size.gpu_model} GPUs) running and billed while nothing runs; set 0 to scale "
-            "to zero when idle",
+            f"{'s' if pool.min_count != 1 else ''} "
+            f"({amount(GPU_RESOURCE, pool.min_count * pool.gpus_per_node)}, {size.gpu_model}) "
+            "running and billed while nothing runs; set minCount to 0 to scale to zero when "
+            "idle",
         )
 
 

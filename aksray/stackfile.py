@@ -16,6 +16,9 @@ from typing import Any, Final
 import yaml
 
 PROJECT: Final = "aks-ray-platform"
+# libyaml's safe loader when PyYAML has it (about ten times faster on large stack files), the
+# pure-Python one otherwise: both build plain data only.
+_LOADER: Final = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SECRET_STAND_IN: Final = "[secret]"  # noqa: S105 - a mask, not a credential
 # Stack-file keys that are not configuration.
 _NON_CONFIG_KEYS: Final = frozenset(
@@ -75,7 +78,7 @@ def _as_config_string(value: Any) -> str:
 def _project_defaults(project_file: Path | None) -> dict[str, Any]:
     if project_file is None or not project_file.exists():
         return {}
-    project = yaml.safe_load(project_file.read_text()) or {}
+    project = yaml.load(project_file.read_text(), Loader=_LOADER) or {}  # noqa: S506 - safe
     defaults: dict[str, Any] = {}
     for key, schema in (project.get("config") or {}).items():
         if isinstance(schema, Mapping) and "default" in schema:
@@ -97,7 +100,7 @@ def load_stack_config(
     except OSError as exc:
         raise StackFileError(name, f"cannot read the stack file ({exc.strerror})") from None
     try:
-        document = yaml.safe_load(text)
+        document = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
