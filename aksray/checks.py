@@ -182,10 +182,13 @@ def _node(node: Amounts) -> dict[str, int]:
     return {r: node.get(r) for r in RESOURCES}
 
 
-def _pod_words(pod_set: PodSetPlan) -> str:
+def _pod_words(pod_set: PodSetPlan) -> tuple[str, str]:
+    """(`head` / `3 gpu workers`, the verb that goes with it)."""
     count = pod_set.pod_set.count
     noun = "head" if pod_set.pod_set.name == "head" else f"{pod_set.pod_set.name} worker"
-    return f"{count} {noun}{'s' if count != 1 else ''}"
+    if count == 1:
+        return noun, "needs"
+    return f"{count} {noun}s", "need"
 
 
 def check_node_fit(plan: Plan, out: Findings) -> None:
@@ -259,14 +262,15 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
         )
     ]
     need = failing.pod_set.total
-    pods = _pod_words(failing)
+    pods, need_verb = _pod_words(failing)
+    select_verb, fit_verb = ("selects", "fits") if need_verb == "needs" else ("select", "fit")
     head = f"{workload.spec.name} can never be admitted: its gang is all-or-nothing and its {pods}"
     if not flavors:
         selector = ", ".join(f"{k}={v}" for k, v in failing.pod_set.node_selector.items())
         return (
             _quota_path(settings, team, None, "cpu"),
-            f"{head} select the nodes {selector}, but team {team.name}'s ClusterQueue has no "
-            f"flavor of those nodes: add that pool's flavor to the team's quota",
+            f"{head} {select_verb} the nodes {selector}, but team {team.name}'s ClusterQueue "
+            "has no flavor of those nodes: add that pool's flavor to the team's quota",
         )
     for resource in (GPU_RESOURCE, "cpu", "memory"):
         wanted = need.get(resource, 0)
@@ -279,7 +283,7 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
             continue
         nominal = _nominal(queue, best_flavor, resource)
         detail = (
-            f"need {amount(resource, wanted)} at once, but team {team.name}'s ClusterQueue "
+            f"{need_verb} {amount(resource, wanted)} at once, but team {team.name}'s ClusterQueue "
             f"gives at most {amount(resource, best)} in any flavor they may use "
             f"({best_flavor}: quota {amount(resource, nominal)} + borrowable "
             f"{amount(resource, best - nominal)}, the lesser of its borrowingLimit and what "
@@ -306,7 +310,7 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
         )
     return (
         _quota_path(settings, team, None, "cpu"),
-        f"{head} fit no single flavor of team {team.name}'s ClusterQueue with all their "
+        f"{head} {fit_verb} no single flavor of team {team.name}'s ClusterQueue with all their "
         f"resources at once ({workload.inadmissible}): raise the team's quota",
     )
 

@@ -94,24 +94,27 @@ def longest_chain(
     """The heaviest path through a DAG given as `node -> nodes it waits for`."""
     best: dict[str, tuple[int, int, str, str | None]] = {}  # node -> (sum, length, name, prev)
     # Iterative depth-first post-order: deep chains must not hit the recursion limit.
+    open_nodes: set[str] = set()  # expanded, not finished: the current path
     for root in sorted(edges):
         stack: list[tuple[str, bool]] = [(root, False)]
         while stack:
             node, expanded = stack.pop()
-            if node in best:
-                continue
             if not expanded:
+                if node in best:
+                    continue
+                if node in open_nodes:
+                    raise ValueError(f"dependency cycle through {node}")
+                open_nodes.add(node)
                 stack.append((node, True))
                 stack.extend((dep, False) for dep in edges[node] if dep not in best)
                 continue
             choice: tuple[int, int, str, str | None] = (0, 0, "", None)
             for dep in edges[node]:
-                if dep not in best:
-                    raise ValueError(f"dependency cycle through {dep}")
                 total, length, _name, _prev = best[dep]
                 choice = max(choice, (total, length, dep, dep))
             total, length, _name, prev = choice
             best[node] = (total + weight[node], length + 1, node, prev)
+            open_nodes.discard(node)
     if not best:
         return [], 0
     end = max(best, key=lambda n: (best[n][0], best[n][1], n))
