@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
+from pulumi.runtime import mocks as pulumi_mocks
+from pulumi.runtime import resource as pulumi_resource
 
 from aksray.mocks import is_placeholder
-from aksray.runner import PROJECT_ROOT, run_program, stack_file
+from aksray.runner import PROJECT_ROOT, RecordingMonitor, run_program, stack_file
 from aksray.stackfile import load_stack_config
-from tests.harness import one, planned
+from tests.harness import STACKS, one, planned, stack_document, write_stack
 
 
 def test_records_type_name_parent_inputs_and_provider() -> None:
@@ -76,3 +81,43 @@ def test_invalid_config_registers_nothing(tmp_path: Path) -> None:
     result = run_program(stack)
     assert str(result.problems[0]).startswith("cluster.kubeconfigContext: ")
     assert result.resources == []
+
+
+def test_registration_answers_exactly_what_the_sdk_mock_monitor_answers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """RecordingMonitor skips the SDK monitor's serialization round trip: same response."""
+    compared: list[str] = []
+    fast = RecordingMonitor.register
+
+    def both(self: RecordingMonitor, request: Any) -> Any:
+        response = fast(self, request)
+        reference = pulumi_mocks.MockMonitor.RegisterResource(self, request)  # type: ignore[no-untyped-call]
+        assert response == reference, request.name
+        compared.append(request.name)
+        return response
+
+    monkeypatch.setattr(RecordingMonitor, "register", both)
+    token = stack_document("dev")
+    token["config"]["aks-ray-platform:huggingfaceToken"] = {"secure": "v1:abc"}
+    files = [stack_file(s) for s in STACKS] + [write_stack(tmp_path, token)]
+    total = 0
+    for path in files:
+        result = run_program(path, secret_values={"huggingfaceToken": "hf_plain"})
+        assert result.ok
+        total += len(result.resources)
+    assert len(compared) == total
+
+
+def test_a_run_leaves_the_garbage_collector_and_the_sdk_as_it_found_them() -> None:
+    stack_trace = pulumi_resource._get_stack_trace
+    assert gc.isenabled()
+    run_program(stack_file("local"), stack="local")
+    assert gc.isenabled()
+    assert pulumi_resource._get_stack_trace is stack_trace
+    gc.disable()
+    try:
+        run_program(stack_file("local"), stack="local")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
