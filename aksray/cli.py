@@ -10,6 +10,7 @@ as one line `error: <config path>: <problem and fix>`; never a Python traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -99,6 +100,11 @@ def _print_errors(lines: Sequence[str], stream: TextIO) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    # One short command over one run's objects: the cyclic collector would only walk the whole
+    # recorded plan again and again (seconds on a stack of a thousand teams). Restored on return,
+    # for callers that stay (the tests call main() in-process).
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return _run(args)
     except StackFileError as exc:
@@ -116,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_INTERNAL
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -190,5 +199,18 @@ def _plan(result: RunResult, *, as_json: bool) -> int:
     return EXIT_PROBLEMS if findings.errors else EXIT_OK
 
 
+def entry() -> None:
+    """The `aksray` console script: `main()`, then exit without tearing the heap down.
+
+    A plan of a large stack leaves millions of objects; freeing them one by one at interpreter
+    exit took longer than planning (7 s of 24 s for a thousand teams). Output is flushed first;
+    nothing else needs the interpreter's shutdown.
+    """
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
