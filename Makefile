@@ -32,6 +32,11 @@ test: install
 
 check: lint typecheck test
 
+# Whole-process `aksray plan` time and peak memory on generated stacks of 1-1000 teams and the
+# project's prod and dev stacks (about 2 minutes; see README "Benchmark").
+bench: install
+	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev
+
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU), in their own virtualenv: installing it
 # takes about 8 minutes and 7 GB once (torch and friends); the tests take about 30 seconds.

@@ -93,6 +93,9 @@ class RunResult:
     problems: tuple[Any, ...] = ()  # components.settings.Problem, when the config is invalid
     warnings: list[str] = field(default_factory=list)
     settings: Any = None  # components.settings.Settings of a valid run, for the planner
+    _by_urn: tuple[list[RecordedResource], dict[str, RecordedResource]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @property
     def ok(self) -> bool:
@@ -102,7 +105,17 @@ class RunResult:
         return [r for r in self.resources if r.type == type_token]
 
     def by_urn(self) -> dict[str, RecordedResource]:
-        return {r.urn: r for r in self.resources}
+        """URN -> resource, built once per `resources` list (callers look it up in loops):
+        shared, so read it, never change it."""
+        cached = self._by_urn
+        if (
+            cached is None
+            or cached[0] is not self.resources
+            or len(cached[1]) != len(self.resources)
+        ):
+            cached = (self.resources, {r.urn: r for r in self.resources})
+            self._by_urn = cached
+        return cached[1]
 
 
 def sanitize(value: Any) -> Any:
