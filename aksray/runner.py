@@ -94,7 +94,7 @@ class RunResult:
     warnings: list[str] = field(default_factory=list)
     settings: Any = None  # components.settings.Settings of a valid run, for the planner
     _by_urn: tuple[list[RecordedResource], dict[str, RecordedResource]] | None = field(
-        default=None, repr=False, compare=False
+        default=None, init=False, repr=False, compare=False
     )
 
     @property
