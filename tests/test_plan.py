@@ -37,7 +37,7 @@ from aksray.graph import (
     longest_chain,
     waits_for,
 )
-from aksray.model import HELM_RELEASE, Plan, plan, registered
+from aksray.model import HELM_RELEASE, Plan, plan, pods_per_node, registered
 from aksray.report import summary, summary_lines
 from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult, run_program
 from components.settings import SettingsError, parse_settings
@@ -209,6 +209,28 @@ def test_a_gang_larger_than_quota_plus_borrowable(tmp_path: Path) -> None:
     assert message.endswith(
         "lower workers to 2 or raise scheduling.departments[0].teams[0].quota.a100.gpu"
     )
+
+
+def test_qwen_lora_on_h100_needs_more_cpu_than_the_gpu_share(tmp_path: Path) -> None:
+    # Standard_ND96isr_H100_v5: 94940m allocatable CPU for 8 GPUs, 11867m per GPU, while
+    # LLaMA-Factory's workers ask for 12 CPU each. A team whose H100 quota is exactly the gang
+    # (4 GPUs, CPU derived from the GPU share) can never admit it; one node holds 7 of the pods.
+    def qwen_on_training(cfg: dict[str, Any]) -> None:
+        applied = cfg[P + "scheduling"]["departments"][1]["teams"]
+        applied[1]["quota"]["h100"]["gpu"] = 4
+        applied[1]["lendingLimit"] = {"h100": {"gpu": 4}}
+        cfg[P + "workloads"]["qwen-lora"]["team"] = "training"
+        cfg[P + "workloads"]["vllm-batch"]["team"] = "nlp"
+
+    document = stack_document("prod")
+    qwen_on_training(document["config"])
+    subject = plan(run(tmp_path, document))
+    findings = only(check_gang_admission, subject)
+    assert paths(findings.errors) == ["scheduling.departments[1].teams[1].quota.h100.cpu"]
+    assert "4 gpu workers need 48 CPU at once" in findings.errors[0].message
+    assert "at most 47.468 CPU" in findings.errors[0].message
+    qwen = next(w for w in subject.workloads if w.spec.name == "qwen-lora")
+    assert pods_per_node(qwen.pod_sets[1].pod_set, "Standard_ND96isr_H100_v5") == 7
 
 
 def _two_teams(document: dict[str, Any], *, lend: int | None) -> None:
