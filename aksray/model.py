@@ -34,7 +34,7 @@ from manifests.admission import (
     headroom,
     usable_flavors,
 )
-from manifests.capacity import GPU_RESOURCE, RESOURCES, node_allocatable
+from manifests.capacity import node_allocatable
 from manifests.helm_values import KUEUE_FRAMEWORKS
 from manifests.pools import CPU_POOL_NAME
 from manifests.priorities import PRIORITY_CLASSES
@@ -234,17 +234,3 @@ def plan(result: RunResult) -> Plan:
         registered=reg,
         workloads=tuple(workload_plan(settings, reg, w) for w in settings.enabled_workloads),
     )
-
-
-__all__ = [
-    "GPU_RESOURCE",
-    "RESOURCES",
-    "Plan",
-    "PodSetPlan",
-    "Registered",
-    "WorkloadPlan",
-    "plan",
-    "pods_per_node",
-    "pool_vm_size",
-    "registered",
-]
