@@ -149,7 +149,8 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
                 f"{_SHORT_NAMES[resource]} {amount(resource, total)} > "
                 f"{amount(resource, capacity.get(resource))} ({_listed(holders)})"
             )
-            nodes_needed = max(nodes_needed, math.ceil(total / node.get(resource)))
+            if node.get(resource):
+                nodes_needed = max(nodes_needed, math.ceil(total / node.get(resource)))
         if not over:
             continue
         max_count = (

@@ -207,8 +207,11 @@ def entry() -> None:
     nothing else needs the interpreter's shutdown.
     """
     code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:  # a reader that went away (`aksray plan | head`)
+            code = code or EXIT_PROBLEMS
     os._exit(code)
 
 
