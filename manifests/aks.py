@@ -134,12 +134,17 @@ def managed_cluster_args(
     }
 
 
-def cpu_pool_args(
-    vm_size: str, min_count: int, max_count: int, kubernetes_version: str
+def _autoscaled_user_pool(
+    name: str,
+    vm_size: str,
+    min_count: int,
+    max_count: int,
+    os_sku: str,
+    kubernetes_version: str,
 ) -> dict[str, Any]:
-    """The CPU user pool: operators and Ray heads, autoscaled, never tainted."""
+    """What every user pool shares: a Linux scale set autoscaled between min and max."""
     return {
-        "agent_pool_name": CPU_POOL_NAME,
+        "agent_pool_name": name,
         "mode": "User",
         "vm_size": vm_size,
         "count": min_count,
@@ -147,10 +152,19 @@ def cpu_pool_args(
         "max_count": max_count,
         "enable_auto_scaling": True,
         "os_type": "Linux",
-        "os_sku": "AzureLinux",
+        "os_sku": os_sku,
         "type": "VirtualMachineScaleSets",
         "orchestrator_version": kubernetes_version,
     }
+
+
+def cpu_pool_args(
+    vm_size: str, min_count: int, max_count: int, kubernetes_version: str
+) -> dict[str, Any]:
+    """The CPU user pool: operators and Ray heads, autoscaled, never tainted."""
+    return _autoscaled_user_pool(
+        CPU_POOL_NAME, vm_size, min_count, max_count, "AzureLinux", kubernetes_version
+    )
 
 
 def gpu_pool_args(
@@ -168,18 +182,9 @@ def gpu_pool_args(
     `gpu_driver: operator` leaves the driver to the NVIDIA GPU Operator (`driver: None`);
     `aks` has AKS install it (`driver: Install`). The two are never mixed in one cluster.
     """
-    args: dict[str, Any] = {
-        "agent_pool_name": name,
-        "mode": "User",
-        "vm_size": vm_size,
-        "count": min_count,
-        "min_count": min_count,
-        "max_count": max_count,
-        "enable_auto_scaling": True,
-        "os_type": "Linux",
-        "os_sku": "Ubuntu",  # the GPU Operator's driver containers target Ubuntu node images
-        "type": "VirtualMachineScaleSets",
-        "orchestrator_version": kubernetes_version,
+    # The GPU Operator's driver containers target Ubuntu node images.
+    args = _autoscaled_user_pool(name, vm_size, min_count, max_count, "Ubuntu", kubernetes_version)
+    args |= {
         "node_taints": [taint_string(t) for t in gpu_pool_declared_taints()],
         "gpu_profile": {"driver": "None" if gpu_driver == "operator" else "Install"},
     }
