@@ -137,6 +137,7 @@ def managed_cluster_args(
 def _autoscaled_user_pool(
     name: str,
     vm_size: str,
+    *,
     min_count: int,
     max_count: int,
     os_sku: str,
@@ -163,7 +164,12 @@ def cpu_pool_args(
 ) -> dict[str, Any]:
     """The CPU user pool: operators and Ray heads, autoscaled, never tainted."""
     return _autoscaled_user_pool(
-        CPU_POOL_NAME, vm_size, min_count, max_count, "AzureLinux", kubernetes_version
+        CPU_POOL_NAME,
+        vm_size,
+        min_count=min_count,
+        max_count=max_count,
+        os_sku="AzureLinux",
+        kubernetes_version=kubernetes_version,
     )
 
 
@@ -183,7 +189,14 @@ def gpu_pool_args(
     `aks` has AKS install it (`driver: Install`). The two are never mixed in one cluster.
     """
     # The GPU Operator's driver containers target Ubuntu node images.
-    args = _autoscaled_user_pool(name, vm_size, min_count, max_count, "Ubuntu", kubernetes_version)
+    args = _autoscaled_user_pool(
+        name,
+        vm_size,
+        min_count=min_count,
+        max_count=max_count,
+        os_sku="Ubuntu",
+        kubernetes_version=kubernetes_version,
+    )
     args |= {
         "node_taints": [taint_string(t) for t in gpu_pool_declared_taints()],
         "gpu_profile": {"driver": "None" if gpu_driver == "operator" else "Install"},
