@@ -61,13 +61,19 @@ t_all=$(date +%s)
 # --- helpers ----------------------------------------------------------------------------------
 say() { printf 'bootstrap: %s\n' "$*"; }
 
-# The most telling line of a failed step's log: the last line that carries an error, else the
-# last non-empty line. Printed on one line.
+# The most telling line of a failed step's log: the last line that carries an error (joined with
+# the line before when Go put the proxy's answer on a line of its own), else the last non-empty line.
 why() {
-  local line
-  line=$(grep -E '(^go: |error|Error|403|404|410|not available|cannot |undefined|no required module|missing |fatal|Traceback|[A-Za-z]+Error:)' "$1" 2>/dev/null | tail -n 1 || true)
-  [ -n "$line" ] || line=$(grep -v '^[[:space:]]*$' "$1" 2>/dev/null | tail -n 1 || true)
-  printf '%s' "$line" | tr -s '\t ' '  ' | cut -c1-400
+  awk '
+    /^[[:space:]]*$/ { next }
+    { last = $0 }
+    /^go: (downloading|creating new go.mod|finding|added|upgraded|to add|to switch|found) / { prev = $0; next }
+    /(^go: |[Ee]rror|403|404|410|not available|cannot |undefined|no required module|missing |fatal|Traceback)/ {
+      hit = ($0 ~ /^[[:space:]]*server response:/ && prev != "") ? prev " " $0 : $0
+    }
+    { prev = $0 }
+    END { print (hit != "" ? hit : last) }
+  ' "$1" 2>/dev/null | tr -s '\t ' '  ' | cut -c1-400
 }
 
 # step NAME LOGFILE FUNCTION [ARGS...]: run FUNCTION with its output appended to LOGFILE, print its
@@ -98,7 +104,12 @@ fresh_wrapper() {
 
 # module_dir MODULE@VERSION: where the module's files are in the module cache (downloads it).
 module_dir() {
-  go mod download -json "$1" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
+  local json
+  if ! json=$(go mod download -json "$1"); then
+    printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Error": "\(.*\)",*$/go: \1/p' | sed 's/\\n\\t*/ /g' >&2
+    return 1
+  fi
+  printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p'
 }
 
 # selected MODULE: the version the current wrapper's build list selected.
