@@ -19,7 +19,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-# shellcheck source=versions.env
+# shellcheck source=scripts/engine/versions.env
 . "$here/versions.env"
 
 force=0

@@ -19,7 +19,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
-# shellcheck source=versions.env
+# shellcheck source=scripts/engine/versions.env
 . "$here/versions.env"
 
 stack="${E2E_STACK:-local}"
@@ -96,7 +96,7 @@ git check-ignore -q "$render_abs/x.yaml" \
 
 # --- throw-away engine state ------------------------------------------------------------------
 e2e="$root/.e2e"
-rm -rf "$e2e/home" "$e2e/state" "$e2e/aksray-render" "$render_abs"
+rm -rf "${e2e:?}/home" "${e2e:?}/state" "${e2e:?}/aksray-render" "${render_abs:?}"
 mkdir -p "$e2e/home" "$e2e/state" "$e2e/aksray-render"
 export PULUMI_HOME="$e2e/home"
 export PULUMI_BACKEND_URL="file://$e2e/state"
@@ -114,7 +114,7 @@ cp -p "$stack_file" "$stack_backup"
 cleanup() {
   cp -p "$stack_backup" "$stack_file"   # `stack init` may have added an encryptionsalt
   if [ "${E2E_KEEP:-0}" != 1 ] && [ "${e2e_ok:-0}" = 1 ]; then
-    rm -rf "$e2e/home" "$e2e/state" "$e2e/aksray-render" "$render_abs"
+    rm -rf "${e2e:?}/home" "${e2e:?}/state" "${e2e:?}/aksray-render" "${render_abs:?}"
   fi
 }
 trap cleanup EXIT
@@ -124,7 +124,8 @@ log="$e2e/e2e.log"
 # check NAME COMMAND...: run, time, and on failure show the tail of its output.
 check() {
   local name="$1"; shift
-  local t0=$(date +%s) out
+  local t0 out
+  t0=$(date +%s)
   out="$e2e/step.out"
   printf '\n=== %s: %s\n' "$name" "$*" >>"$log"
   if "$@" >"$out" 2>&1; then
