@@ -26,8 +26,9 @@ import argparse
 import os
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any
 
 import yaml
 
@@ -54,7 +55,12 @@ def key_of(obj: dict[str, Any], where: str) -> Key:
         raise InputError(f"{where}: object without metadata.name")
     if not obj.get("apiVersion") or not obj.get("kind"):
         raise InputError(f"{where}: object without apiVersion/kind")
-    return (str(obj["apiVersion"]), str(obj["kind"]), str(meta.get("namespace") or ""), str(meta["name"]))
+    return (
+        str(obj["apiVersion"]),
+        str(obj["kind"]),
+        str(meta.get("namespace") or ""),
+        str(meta["name"]),
+    )
 
 
 def show(key: Key) -> str:
@@ -105,13 +111,17 @@ def contract_problems(root: str, objects: dict[Key, Loaded]) -> list[str]:
     for path, keys in sorted(per_file.items()):
         rel = os.path.relpath(path, root)
         if len(keys) != 1:
-            problems.append(f"aksray: {rel}: holds {len(keys)} objects, the contract is one per file")
+            problems.append(
+                f"aksray: {rel}: holds {len(keys)} objects, the contract is one per file"
+            )
             continue
         _, kind, ns, name = keys[0]
         want = f"{kind}-{ns}-{name}" if ns else f"{kind}-{name}"
         stem = os.path.splitext(os.path.basename(path))[0]
         if stem.lower() != want.lower():
-            problems.append(f"aksray: {rel}: holds {show(keys[0])}; the contract names it {want}.yaml")
+            problems.append(
+                f"aksray: {rel}: holds {show(keys[0])}; the contract names it {want}.yaml"
+            )
     return problems
 
 
@@ -158,7 +168,7 @@ class Differ:
                 self.placeholders_matched += 1
                 return True
             return False
-        return want == got
+        return bool(want == got)
 
     def diff(self, where: str, path: str, want: Any, got: Any) -> None:
         """want: aksray side; got: provider side."""
@@ -179,11 +189,13 @@ class Differ:
                     f" (aksray {brief(want)}; provider {brief(got)})"
                 )
                 return
-            for i, (w, g) in enumerate(zip(want, got)):
+            for i, (w, g) in enumerate(zip(want, got, strict=True)):
                 self.diff(where, f"{path}[{i}]", w, g)
             return
         if not self.leaf_matches(want, got):
-            self.lines.append(f"{where}: {path or '(object)'}: aksray {brief(want)} != provider {brief(got)}")
+            self.lines.append(
+                f"{where}: {path or '(object)'}: aksray {brief(want)} != provider {brief(got)}"
+            )
 
 
 def brief(value: Any, limit: int = 160) -> str:
@@ -197,11 +209,20 @@ def brief(value: Any, limit: int = 160) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pulumi", required=True, help="the provider's renderYamlToDirectory folder")
-    ap.add_argument("--aksray", required=True, help="the `aksray render --out` folder (or its kubernetes/)")
-    ap.add_argument("--placeholder-regex", default=DEFAULT_PLACEHOLDER,
-                    help=f"a value unknown until deploy, on the aksray side (default {DEFAULT_PLACEHOLDER!r})")
-    ap.add_argument("--ignore-key-prefix", action="append", default=None,
-                    help="label/annotation key prefix the engine adds (repeatable; default pulumi.com/)")
+    ap.add_argument(
+        "--aksray", required=True, help="the `aksray render --out` folder (or its kubernetes/)"
+    )
+    ap.add_argument(
+        "--placeholder-regex",
+        default=DEFAULT_PLACEHOLDER,
+        help=f"a value unknown until deploy, on the aksray side (default {DEFAULT_PLACEHOLDER!r})",
+    )
+    ap.add_argument(
+        "--ignore-key-prefix",
+        action="append",
+        default=None,
+        help="label/annotation key prefix the engine adds (repeatable; default pulumi.com/)",
+    )
     args = ap.parse_args(argv)
 
     prefixes = tuple(args.ignore_key_prefix or DEFAULT_IGNORED_PREFIXES)
@@ -221,9 +242,13 @@ def main(argv: list[str] | None = None) -> int:
     differ = Differ(re.compile(args.placeholder_regex))
     problems = contract_problems(aksray_dir, want)
     for k in sorted(set(want) - set(got)):
-        problems.append(f"{show(k)}: only in aksray render ({os.path.relpath(want[k].path, aksray_dir)})")
+        problems.append(
+            f"{show(k)}: only in aksray render ({os.path.relpath(want[k].path, aksray_dir)})"
+        )
     for k in sorted(set(got) - set(want)):
-        problems.append(f"{show(k)}: only in provider render ({os.path.relpath(got[k].path, args.pulumi)})")
+        problems.append(
+            f"{show(k)}: only in provider render ({os.path.relpath(got[k].path, args.pulumi)})"
+        )
     for k in sorted(set(want) & set(got)):
         differ.diff(show(k), "", normalise(want[k].obj, prefixes), normalise(got[k].obj, prefixes))
     problems += differ.lines
@@ -232,14 +257,18 @@ def main(argv: list[str] | None = None) -> int:
     if problems:
         for line in problems:
             print(line)
-        print(f"compare_render: {len(problems)} difference(s); {common} object(s) on both sides, "
-              f"{len(want)} in aksray render, {len(got)} in provider render")
+        print(
+            f"compare_render: {len(problems)} difference(s); {common} object(s) on both sides, "
+            f"{len(want)} in aksray render, {len(got)} in provider render"
+        )
         return 1
     if not want:
         print("compare_render: both sides are empty: nothing was compared", file=sys.stderr)
         return 1
-    print(f"compare_render: {common} object(s) identical "
-          f"({differ.placeholders_matched} placeholder value(s) matched deployed values)")
+    print(
+        f"compare_render: {common} object(s) identical "
+        f"({differ.placeholders_matched} placeholder value(s) matched deployed values)"
+    )
     return 0
 
 

@@ -146,6 +146,7 @@ check "pulumi up" pulumi up --yes --stack "$stack" --non-interactive --skip-prev
 check "aksray render" aksray render --stack "$stack" --out "$e2e/aksray-render"
 check "provider YAML == aksray render" \
   "$venv/bin/python" "$here/compare_render.py" --pulumi "$render_abs" --aksray "$e2e/aksray-render"
+say "  $(tail -n 1 "$e2e/step.out")"
 check "second pulumi up changes nothing" \
   pulumi up --yes --stack "$stack" --non-interactive --expect-no-changes
 check "pulumi destroy" pulumi destroy --yes --stack "$stack" --non-interactive --skip-preview

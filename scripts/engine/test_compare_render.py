@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
 sys.path.insert(0, os.path.dirname(__file__))
-import compare_render  # noqa: E402
+import compare_render
 
 CONFIGMAP = {
     "apiVersion": "v1",
@@ -21,7 +22,7 @@ CONFIGMAP = {
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
 
 
-def write(path: Path, *docs: dict) -> None:
+def write(path: Path, *docs: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(yaml.safe_dump_all(docs))
 
@@ -32,7 +33,7 @@ def run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
     return rc, out.out + out.err
 
 
-def provider_side(tmp_path: Path, configmap: dict = CONFIGMAP) -> None:
+def provider_side(tmp_path: Path, configmap: dict[str, Any] = CONFIGMAP) -> None:
     # The provider's layout: 1-manifest/<apiVersion>-<kind>-<namespace>-<name>.yaml, and it may add
     # pulumi.com/* metadata.
     cm = yaml.safe_load(yaml.safe_dump(configmap))
@@ -42,7 +43,9 @@ def provider_side(tmp_path: Path, configmap: dict = CONFIGMAP) -> None:
     write(tmp_path / "p/1-manifest/v1-namespace-default-team-a.yaml", NAMESPACE)
 
 
-def test_identical_after_normalising_engine_metadata(tmp_path, capsys):
+def test_identical_after_normalising_engine_metadata(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     provider_side(tmp_path)
     write(tmp_path / "a/kubernetes/ConfigMap-team-a-cfg.yaml", CONFIGMAP)
     write(tmp_path / "a/kubernetes/Namespace-team-a.yaml", NAMESPACE)
@@ -51,7 +54,9 @@ def test_identical_after_normalising_engine_metadata(tmp_path, capsys):
     assert "2 object(s) identical" in out
 
 
-def test_placeholder_matches_the_deployed_value_only_with_the_same_text_around_it(tmp_path, capsys):
+def test_placeholder_matches_the_deployed_value_only_with_the_same_text_around_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     provider_side(tmp_path)
     cm = yaml.safe_load(yaml.safe_dump(CONFIGMAP))
     cm["data"]["url"] = "https://<unknown until deploy: storage account>.blob.core.windows.net/x"
@@ -68,14 +73,18 @@ def test_placeholder_matches_the_deployed_value_only_with_the_same_text_around_i
     assert "ConfigMap team-a/cfg (v1): data.url:" in out
 
 
-def test_reports_each_difference_with_its_path(tmp_path, capsys):
+def test_reports_each_difference_with_its_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     provider_side(tmp_path)
     cm = yaml.safe_load(yaml.safe_dump(CONFIGMAP))
     cm["data"]["n"] = "2"
     cm["metadata"]["labels"]["extra"] = "x"
     write(tmp_path / "a/kubernetes/ConfigMap-team-a-cfg.yaml", cm)
-    write(tmp_path / "a/kubernetes/Queue-q.yaml",
-          {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "q"}})
+    write(
+        tmp_path / "a/kubernetes/Queue-q.yaml",
+        {"apiVersion": "scheduling.run.ai/v2", "kind": "Queue", "metadata": {"name": "q"}},
+    )
     rc, out = run(tmp_path, capsys)
     assert rc == 1
     assert "ConfigMap team-a/cfg (v1): data.n: aksray '2' != provider '1'" in out
@@ -84,7 +93,7 @@ def test_reports_each_difference_with_its_path(tmp_path, capsys):
     assert "Namespace team-a (v1): only in provider render" in out
 
 
-def test_aksray_file_contract(tmp_path, capsys):
+def test_aksray_file_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     provider_side(tmp_path)
     write(tmp_path / "a/kubernetes/ConfigMap-team-a-cfg.yaml", CONFIGMAP, NAMESPACE)
     rc, out = run(tmp_path, capsys)
@@ -99,7 +108,7 @@ def test_aksray_file_contract(tmp_path, capsys):
     assert "the contract names it ConfigMap-team-a-cfg.yaml" in out
 
 
-def test_empty_sides_fail(tmp_path, capsys):
+def test_empty_sides_fail(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "p").mkdir()
     (tmp_path / "a/kubernetes").mkdir(parents=True)
     rc, out = run(tmp_path, capsys)
@@ -107,7 +116,9 @@ def test_empty_sides_fail(tmp_path, capsys):
     assert "nothing was compared" in out
 
 
-def test_missing_directory_is_an_input_error(tmp_path, capsys):
+def test_missing_directory_is_an_input_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "a").mkdir()
     rc, out = run(tmp_path, capsys)
     assert rc == 2
