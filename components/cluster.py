@@ -22,10 +22,12 @@ from pulumi_azure_native import authorization, containerservice, resources
 from components.settings import ClusterSettings
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
+    MANAGED_CLUSTER_IGNORED_FIELDS,
     aks_names,
     cpu_pool_args,
     gpu_pool_args,
     managed_cluster_args,
+    pool_ignored_fields,
     system_pool_profile,
 )
 from manifests.identity import role_definition_id
@@ -102,7 +104,11 @@ class AksCluster(pulumi.ComponentResource):
                 ),
                 local_accounts=settings.local_accounts,
             ),
-            opts=child,
+            # After creation the pool list is AKS's (manifests/aks.py); the system pool changes
+            # through `az aks nodepool`.
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=list(MANAGED_CLUSTER_IGNORED_FIELDS)
+            ),
         )
 
         # Pools wait for the cluster and nothing else outside it. AKS refuses a second agent
@@ -143,7 +149,12 @@ class AksCluster(pulumi.ComponentResource):
                 resource_group_name=group.name,
                 resource_name_=cluster.name,
                 **args,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=previous),
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=previous,
+                    # The autoscaler owns the node count; `count` is only the initial size.
+                    ignore_changes=pool_ignored_fields(args),
+                ),
             )
             self.pools[flavor] = agent_pool
             previous = [agent_pool]

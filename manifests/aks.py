@@ -32,6 +32,21 @@ GpuDriverMode = Literal["operator", "aks"]
 MAX_STACK_NAME_LENGTH: Final = 40
 STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
 
+# Fields of the ManagedCluster that AKS owns once the cluster exists (Pulumi `ignore_changes`,
+# engine property names). The inline system pool is the only pool the stack declares in
+# `agentPoolProfiles`, but Azure reports every pool there (the separately managed AgentPools too)
+# with the counts it currently runs, and `pulumi refresh` copies that into the stack's state: a
+# later `pulumi up` would then diff the list and send a cluster update (pulumi-azure-native
+# #1532; #4264: an inline profile update puts every pool into `Scaling`). The pinned SDK itself
+# says the property cannot be updated through the cluster once it exists (AKS wants per-pool
+# operations), so after creation the list is AKS's: the system pool is changed with
+# `az aks nodepool` (see README, "Node pools after creation").
+MANAGED_CLUSTER_IGNORED_FIELDS: Final = ("agentPoolProfiles",)
+# Fields of an autoscaled AgentPool that the cluster autoscaler owns: `count` is only the size the
+# pool is created with (its minCount). Left in the diff, a `pulumi up` after `pulumi refresh`
+# would send the old count back and fight the autoscaler over running nodes.
+AUTOSCALED_POOL_IGNORED_FIELDS: Final = ("count",)
+
 # Built-in role "Azure Kubernetes Service RBAC Cluster Admin": every Kubernetes API action on the
 # cluster, granted through Azure RBAC (the cluster has no Kubernetes-native admin credential).
 AKS_RBAC_CLUSTER_ADMIN_ROLE: Final = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -157,6 +172,11 @@ def _autoscaled_user_pool(
         "type": "VirtualMachineScaleSets",
         "orchestrator_version": kubernetes_version,
     }
+
+
+def pool_ignored_fields(pool_args: dict[str, Any]) -> list[str]:
+    """What `pulumi up` must leave alone on an AgentPool built here (its `ignore_changes`)."""
+    return list(AUTOSCALED_POOL_IGNORED_FIELDS) if pool_args.get("enable_auto_scaling") else []
 
 
 def cpu_pool_args(

@@ -18,6 +18,8 @@ from manifests.aks import (
     MAX_STACK_NAME_LENGTH,
     STACK_NAME_PATTERN,
     aks_names,
+    gpu_pool_args,
+    pool_ignored_fields,
 )
 from manifests.identity import team_identities
 from manifests.pools import GPU_TAINT, gpu_pool_node_taints, taint_string
@@ -210,6 +212,46 @@ def test_pools_wait_for_the_cluster_and_one_another_only(stack: str) -> None:
         assert transitive_dependencies(result, pool) == {cluster.urn, group.urn} | earlier
         if index:
             assert _pool(result, order[index - 1]).urn in pool.depends_on
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields AKS and its autoscaler own after creation
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_pool_list_and_node_counts_are_left_to_aks(stack: str) -> None:
+    """A `pulumi up` after `pulumi refresh` must neither diff the cluster's pool list (Azure
+    reports the separately managed pools there too) nor send an autoscaled pool's initial
+    count back over what the autoscaler runs."""
+    result = planned(stack)
+    assert _cluster(result).ignore_changes == ("agentPoolProfiles",)
+    pools = result.by_type(POOL)
+    flavors = ["cpu", *(pool.name for pool in result.settings.cluster.gpu_pools)]
+    assert sorted(p.name for p in pools) == sorted(f"aksray-cluster-pool-{f}" for f in flavors)
+    for pool in pools:
+        assert pool.inputs["enableAutoScaling"] is True, pool.name
+        assert pool.ignore_changes == ("count",), pool.name
+    # Nothing else in Azure ignores a field: every other input stays under the stack's control.
+    others = [r for r in result.resources if r.type.startswith("azure-native:") and r.type != POOL]
+    assert {r.name: r.ignore_changes for r in others if r.ignore_changes} == {
+        "aksray-cluster-aks": ("agentPoolProfiles",)
+    }
+
+
+def test_only_autoscaled_pools_leave_their_count_alone() -> None:
+    autoscaled = gpu_pool_args(
+        "a100",
+        "Standard_NC24ads_A100_v4",
+        min_count=0,
+        max_count=4,
+        spot=False,
+        gpu_driver="operator",
+        kubernetes_version="1.35",
+    )
+    assert pool_ignored_fields(autoscaled) == ["count"]
+    fixed = {**autoscaled, "enable_auto_scaling": False}
+    assert pool_ignored_fields(fixed) == []
 
 
 # ---------------------------------------------------------------------------------------------
