@@ -47,6 +47,27 @@ MANAGED_CLUSTER_IGNORED_FIELDS: Final = ("agentPoolProfiles",)
 # would send the old count back and fight the autoscaler over running nodes.
 AUTOSCALED_POOL_IGNORED_FIELDS: Final = ("count",)
 
+# Planned maintenance (AKS "planned maintenance"; `containerservice.MaintenanceConfiguration`,
+# API 2025-09-01). The cluster's upgrade channels (`patch`, `NodeImage`, below) drain and
+# re-image nodes whenever AKS has an update, GPU nodes mid-training included; these two
+# configurations, named exactly so, confine that to a weekly window: Kubernetes patch upgrades
+# and node image upgrades respectively. AKS treats the window as best effort and may still run
+# urgent maintenance outside it.
+AUTO_UPGRADE_SCHEDULE: Final = "aksManagedAutoUpgradeSchedule"
+NODE_OS_UPGRADE_SCHEDULE: Final = "aksManagedNodeOSUpgradeSchedule"
+# Configuration name -> the short name the stack's resource is named after.
+MAINTENANCE_SCHEDULES: Final = {
+    AUTO_UPGRADE_SCHEDULE: "auto-upgrade",
+    NODE_OS_UPGRADE_SCHEDULE: "node-os-upgrade",
+}
+WEEK_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+# Azure's bounds: a window lasts 4 to 24 hours (AKS asks for at least 4 with auto-upgrade) and a
+# weekly schedule repeats every 1 to 4 weeks. A new node image ships weekly, so AKS recommends a
+# weekly node OS window with the NodeImage channel.
+MIN_MAINTENANCE_HOURS: Final = 4
+MAX_MAINTENANCE_HOURS: Final = 24
+MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
+
 # Built-in role "Azure Kubernetes Service RBAC Cluster Admin": every Kubernetes API action on the
 # cluster, granted through Azure RBAC (the cluster has no Kubernetes-native admin credential).
 AKS_RBAC_CLUSTER_ADMIN_ROLE: Final = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -145,6 +166,31 @@ def managed_cluster_args(
             "network_dataplane": "cilium",
             "network_policy": "cilium",
             "load_balancer_sku": "standard",
+        },
+    }
+
+
+def maintenance_configuration_args(
+    config_name: str,
+    *,
+    day_of_week: str,
+    start_time: str,
+    duration_hours: int,
+    utc_offset: str,
+    interval_weeks: int,
+) -> dict[str, Any]:
+    """One planned-maintenance configuration: a weekly window (without `resource_group_name`
+    and `resource_name_`, which are Outputs of the cluster)."""
+    if config_name not in MAINTENANCE_SCHEDULES:
+        raise ValueError(f"config_name must be one of {', '.join(MAINTENANCE_SCHEDULES)}")
+    return {
+        "config_name": config_name,
+        "maintenance_window": {
+            "schedule": {"weekly": {"day_of_week": day_of_week, "interval_weeks": interval_weeks}},
+            "duration_hours": duration_hours,
+            # Local time of `utc_offset`, "HH:MM".
+            "start_time": start_time,
+            "utc_offset": utc_offset,
         },
     }
 
