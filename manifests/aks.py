@@ -39,8 +39,9 @@ STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
 # later `pulumi up` would then diff the list and send a cluster update (pulumi-azure-native
 # #1532; #4264: an inline profile update puts every pool into `Scaling`). The pinned SDK itself
 # says the property cannot be updated through the cluster once it exists (AKS wants per-pool
-# operations), so after creation the list is AKS's: the system pool is changed with
-# `az aks nodepool` (see README, "Node pools after creation").
+# operations), so after creation the list is AKS's: the system pool is scaled, given another
+# VM size or moved to a new Kubernetes minor with `az aks nodepool` (see README, "Node pools
+# after creation"); patch releases reach it through the `patch` upgrade channel.
 MANAGED_CLUSTER_IGNORED_FIELDS: Final = ("agentPoolProfiles",)
 # Fields of an autoscaled AgentPool that the cluster autoscaler owns: `count` is only the size the
 # pool is created with (its minCount). Left in the diff, a `pulumi up` after `pulumi refresh`
