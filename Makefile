@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install plan lint typecheck test check test-payloads e2e bench clean
+.PHONY: install plan lint typecheck test check test-payloads engine e2e bench clean
 
 install: $(STAMP)
 
@@ -36,6 +36,14 @@ check: lint typecheck test
 # project's prod and dev stacks (about 2 minutes; see README "Benchmark").
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev
+
+# Tier T4: the real Pulumi engine, built from source into .cache/engine (cold: ~30 min on 2 cores,
+# then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
+engine: install
+	scripts/engine/bootstrap.sh
+
+e2e: engine
+	scripts/engine/e2e.sh
 
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU), in their own virtualenv: installing it

@@ -32,6 +32,7 @@ ESTIMATED_SECONDS: Final[dict[str, int]] = {
     "azure-native:resources:ResourceGroup": 5,
     "azure-native:containerservice:ManagedCluster": 480,
     "azure-native:containerservice:AgentPool": 240,
+    "azure-native:containerservice:MaintenanceConfiguration": 10,
     "azure-native:authorization:RoleAssignment": 15,
     "azure-native:storage:StorageAccount": 30,
     "azure-native:storage:BlobServiceProperties": 5,

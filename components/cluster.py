@@ -22,10 +22,14 @@ from pulumi_azure_native import authorization, containerservice, resources
 from components.settings import ClusterSettings
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
+    MAINTENANCE_SCHEDULES,
+    MANAGED_CLUSTER_IGNORED_FIELDS,
     aks_names,
     cpu_pool_args,
     gpu_pool_args,
+    maintenance_configuration_args,
     managed_cluster_args,
+    pool_ignored_fields,
     system_pool_profile,
 )
 from manifests.identity import role_definition_id
@@ -43,6 +47,8 @@ class AksCluster(pulumi.ComponentResource):
     kubeconfig: pulumi.Output[str] | None
     # The agent pools by flavor name (`cpu`, then each GPU pool); empty for an existing cluster.
     pools: dict[str, containerservice.AgentPool]
+    # Planned maintenance by configuration name; empty for an existing cluster.
+    maintenance: dict[str, containerservice.MaintenanceConfiguration]
     # The resources the GPU pools and everything in-cluster must come after.
     ready: list[pulumi.Resource]
 
@@ -59,6 +65,7 @@ class AksCluster(pulumi.ComponentResource):
         child = pulumi.ResourceOptions(parent=self)
         render_to = settings.render_yaml_to or None
         self.pools = {}
+        self.maintenance = {}
 
         if settings.mode == "existing":
             # No Azure resource and no Azure call: the cluster is reached by kube context only.
@@ -102,8 +109,34 @@ class AksCluster(pulumi.ComponentResource):
                 ),
                 local_accounts=settings.local_accounts,
             ),
-            opts=child,
+            # After creation the pool list is AKS's (manifests/aks.py); the system pool changes
+            # through `az aks nodepool`.
+            opts=pulumi.ResourceOptions(
+                parent=self, ignore_changes=list(MANAGED_CLUSTER_IGNORED_FIELDS)
+            ),
         )
+
+        # The upgrade channels drain and re-image nodes only inside this window, never at an
+        # arbitrary hour under a training job (manifests/aks.py). Created with the cluster, so
+        # the window is in place before AKS considers its first automatic upgrade.
+        window = settings.maintenance_window
+        self.maintenance = {
+            schedule: containerservice.MaintenanceConfiguration(
+                f"{name}-maintenance-{short_name}",
+                resource_group_name=group.name,
+                resource_name_=cluster.name,
+                **maintenance_configuration_args(
+                    schedule,
+                    day_of_week=window.day_of_week,
+                    start_time=window.start_time,
+                    duration_hours=window.duration_hours,
+                    utc_offset=window.utc_offset,
+                    interval_weeks=window.interval_weeks,
+                ),
+                opts=child,
+            )
+            for schedule, short_name in MAINTENANCE_SCHEDULES.items()
+        }
 
         # Pools wait for the cluster and nothing else outside it. AKS refuses a second agent
         # pool operation on a cluster while one runs ("OperationNotAllowed: Another agentpool
@@ -143,7 +176,12 @@ class AksCluster(pulumi.ComponentResource):
                 resource_group_name=group.name,
                 resource_name_=cluster.name,
                 **args,
-                opts=pulumi.ResourceOptions(parent=self, depends_on=previous),
+                opts=pulumi.ResourceOptions(
+                    parent=self,
+                    depends_on=previous,
+                    # The autoscaler owns the node count; `count` is only the initial size.
+                    ignore_changes=pool_ignored_fields(args),
+                ),
             )
             self.pools[flavor] = agent_pool
             previous = [agent_pool]

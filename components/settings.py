@@ -22,7 +22,14 @@ from typing import Any, Final, Literal
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from manifests.aks import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
+from manifests.aks import (
+    MAX_MAINTENANCE_HOURS,
+    MAX_MAINTENANCE_INTERVAL_WEEKS,
+    MAX_STACK_NAME_LENGTH,
+    MIN_MAINTENANCE_HOURS,
+    STACK_NAME_PATTERN,
+    WEEK_DAYS,
+)
 from manifests.capacity import UNLIMITED
 from manifests.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
 from manifests.priorities import PRIORITY_CLASSES
@@ -71,6 +78,9 @@ _AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 _CONTAINER_NAME = re.compile(r"^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$")
 _K8S_VERSION = re.compile(r"^1\.[0-9]{2}(\.[0-9]+)?$")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*$")
+# Planned maintenance: a start time "HH:MM" (00:00-23:59) and a UTC offset "+HH:MM"/"-HH:MM".
+_CLOCK_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+_UTC_OFFSET = re.compile(r"^[+-](0[0-9]|1[0-4]):[0-5][0-9]$")
 
 
 # --------------------------------------------------------------------------------------------
@@ -109,6 +119,28 @@ class GpuPool:
 
 
 @dataclass(frozen=True)
+class MaintenanceWindow:
+    """The weekly window in which AKS may upgrade the cluster and re-image its nodes."""
+
+    day_of_week: str
+    start_time: str  # "HH:MM" in the time zone of `utc_offset`
+    duration_hours: int
+    utc_offset: str  # "+HH:MM" or "-HH:MM"
+    interval_weeks: int
+
+
+# Sunday 00:00-04:00 UTC, every week: the shortest window AKS accepts, at the quietest time of a
+# typical week, weekly because a new node image ships every week.
+DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
+    day_of_week="Sunday",
+    start_time="00:00",
+    duration_hours=MIN_MAINTENANCE_HOURS,
+    utc_offset="+00:00",
+    interval_weeks=1,
+)
+
+
+@dataclass(frozen=True)
 class ClusterSettings:
     mode: ClusterMode
     kubeconfig_context: str
@@ -122,6 +154,8 @@ class ClusterSettings:
     local_accounts: bool
     # Who `pulumi up` runs as; that principal gets cluster admin through Azure RBAC.
     deployer_principal_type: DeployerPrincipalType = "User"
+    # When AKS may upgrade and re-image (aks mode only).
+    maintenance_window: MaintenanceWindow = DEFAULT_MAINTENANCE_WINDOW
 
     def gpu_pool(self, name: str) -> GpuPool:
         return next(pool for pool in self.gpu_pools if pool.name == name)
@@ -480,7 +514,9 @@ _CLUSTER_KEYS: Final = (
     "renderYamlTo",
     "localAccounts",
     "deployerPrincipalType",
+    "maintenanceWindow",
 )
+_MAINTENANCE_KEYS: Final = ("dayOfWeek", "startTime", "durationHours", "utcOffset", "intervalWeeks")
 _RESOURCE_KEYS: Final = ("gpu", "cpu", "memory")
 _TEAM_KEYS: Final = (
     "name",
@@ -606,6 +642,8 @@ def _parse_cluster(raw: _Map | None, problems: list[Problem]) -> ClusterSettings
             )
         pools.append(gpu_pool)
 
+    maintenance_window = _parse_maintenance_window(section, mode)
+
     return ClusterSettings(
         mode="existing" if mode == "existing" else "aks",
         kubeconfig_context=context,
@@ -620,6 +658,52 @@ def _parse_cluster(raw: _Map | None, problems: list[Problem]) -> ClusterSettings
         local_accounts=section.boolean("localAccounts", False),
         deployer_principal_type=_deployer_principal_type(
             section.choice("deployerPrincipalType", ("User", "ServicePrincipal", "None"), "User")
+        ),
+        maintenance_window=maintenance_window,
+    )
+
+
+def _parse_maintenance_window(cluster: _Map, mode: str) -> MaintenanceWindow:
+    """`cluster.maintenanceWindow`: every key optional, each defaulting to
+    DEFAULT_MAINTENANCE_WINDOW's."""
+    default = DEFAULT_MAINTENANCE_WINDOW
+    section = cluster.mapping("maintenanceWindow", _MAINTENANCE_KEYS)
+    if section is None:
+        return default
+    if mode != "aks":
+        cluster.problem(
+            section.path,
+            "is only used when mode is aks (AKS planned maintenance); remove it, an existing "
+            "cluster's maintenance is configured where that cluster is managed",
+        )
+        return default
+    return MaintenanceWindow(
+        day_of_week=section.choice("dayOfWeek", WEEK_DAYS, default.day_of_week),
+        start_time=section.string(
+            "startTime",
+            default.start_time,
+            pattern=_CLOCK_TIME,
+            hint='write the start as a quoted "HH:MM" from "00:00" to "23:59", e.g. "22:00"',
+        ),
+        duration_hours=section.integer(
+            "durationHours",
+            default.duration_hours,
+            minimum=MIN_MAINTENANCE_HOURS,
+            maximum=MAX_MAINTENANCE_HOURS,
+            what="AKS needs a window of at least 4 hours for automatic upgrades",
+        ),
+        utc_offset=section.string(
+            "utcOffset",
+            default.utc_offset,
+            pattern=_UTC_OFFSET,
+            hint='write a quoted "+HH:MM" or "-HH:MM" from "-14:00" to "+14:00", e.g. "+01:00"',
+        ),
+        interval_weeks=section.integer(
+            "intervalWeeks",
+            default.interval_weeks,
+            minimum=1,
+            maximum=MAX_MAINTENANCE_INTERVAL_WEEKS,
+            what="the window repeats every 1 to 4 weeks",
         ),
     )
 

@@ -57,7 +57,12 @@ class BlobStorage(pulumi.ComponentResource):
         super().__init__("aksray:platform:BlobStorage", name, None, opts)
         # What holds data is protected where the stack says so (storage.protect): `pulumi
         # destroy` then refuses to delete it. The soft-delete settings and the group are
-        # protected with the account, so a destroy never leaves data without them.
+        # protected with the account, so a destroy never leaves data without them. So is the
+        # account name's random suffix: an account cannot be renamed, so a new suffix (a changed
+        # `account_suffix_args`, `pulumi up --replace`, a suffix lost from the state) means a
+        # new account. Unprotected, Pulumi would create the new suffix and only then refuse to
+        # replace the protected account; protected, it stops at the suffix. The suffix lives
+        # only in the stack's state, so `retain_on_delete` would change nothing.
         data = pulumi.ResourceOptions(parent=self, protect=settings.protect)
         plain = pulumi.ResourceOptions(parent=self, protect=False)
 
@@ -67,7 +72,7 @@ class BlobStorage(pulumi.ComponentResource):
             location=location,
             opts=data,
         )
-        suffix = random.RandomString(f"{name}-suffix", **account_suffix_args(), opts=plain)
+        suffix = random.RandomString(f"{name}-suffix", **account_suffix_args(), opts=data)
         self.account = storage.StorageAccount(
             f"{name}-account",
             resource_group_name=group.name,

@@ -32,6 +32,43 @@ GpuDriverMode = Literal["operator", "aks"]
 MAX_STACK_NAME_LENGTH: Final = 40
 STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
 
+# Fields of the ManagedCluster that AKS owns once the cluster exists (Pulumi `ignore_changes`,
+# engine property names). The inline system pool is the only pool the stack declares in
+# `agentPoolProfiles`, but Azure reports every pool there (the separately managed AgentPools too)
+# with the counts it currently runs, and `pulumi refresh` copies that into the stack's state: a
+# later `pulumi up` would then diff the list and send a cluster update (pulumi-azure-native
+# #1532; #4264: an inline profile update puts every pool into `Scaling`). The pinned SDK itself
+# says the property cannot be updated through the cluster once it exists (AKS wants per-pool
+# operations), so after creation the list is AKS's: the system pool is scaled, given another
+# VM size or moved to a new Kubernetes minor with `az aks nodepool` (see README, "Node pools
+# after creation"); patch releases reach it through the `patch` upgrade channel.
+MANAGED_CLUSTER_IGNORED_FIELDS: Final = ("agentPoolProfiles",)
+# Fields of an autoscaled AgentPool that the cluster autoscaler owns: `count` is only the size the
+# pool is created with (its minCount). Left in the diff, a `pulumi up` after `pulumi refresh`
+# would send the old count back and fight the autoscaler over running nodes.
+AUTOSCALED_POOL_IGNORED_FIELDS: Final = ("count",)
+
+# Planned maintenance (AKS "planned maintenance"; `containerservice.MaintenanceConfiguration`,
+# API 2025-09-01). The cluster's upgrade channels (`patch`, `NodeImage`, below) drain and
+# re-image nodes whenever AKS has an update, GPU nodes mid-training included; these two
+# configurations, named exactly so, confine that to a weekly window: Kubernetes patch upgrades
+# and node image upgrades respectively. AKS treats the window as best effort and may still run
+# urgent maintenance outside it.
+AUTO_UPGRADE_SCHEDULE: Final = "aksManagedAutoUpgradeSchedule"
+NODE_OS_UPGRADE_SCHEDULE: Final = "aksManagedNodeOSUpgradeSchedule"
+# Configuration name -> the short name the stack's resource is named after.
+MAINTENANCE_SCHEDULES: Final = {
+    AUTO_UPGRADE_SCHEDULE: "auto-upgrade",
+    NODE_OS_UPGRADE_SCHEDULE: "node-os-upgrade",
+}
+WEEK_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+# Azure's bounds: a window lasts 4 to 24 hours (AKS asks for at least 4 with auto-upgrade) and a
+# weekly schedule repeats every 1 to 4 weeks. A new node image ships weekly, so AKS recommends a
+# weekly node OS window with the NodeImage channel.
+MIN_MAINTENANCE_HOURS: Final = 4
+MAX_MAINTENANCE_HOURS: Final = 24
+MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
+
 # Built-in role "Azure Kubernetes Service RBAC Cluster Admin": every Kubernetes API action on the
 # cluster, granted through Azure RBAC (the cluster has no Kubernetes-native admin credential).
 AKS_RBAC_CLUSTER_ADMIN_ROLE: Final = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
@@ -134,12 +171,43 @@ def managed_cluster_args(
     }
 
 
-def cpu_pool_args(
-    vm_size: str, min_count: int, max_count: int, kubernetes_version: str
+def maintenance_configuration_args(
+    config_name: str,
+    *,
+    day_of_week: str,
+    start_time: str,
+    duration_hours: int,
+    utc_offset: str,
+    interval_weeks: int,
 ) -> dict[str, Any]:
-    """The CPU user pool: operators and Ray heads, autoscaled, never tainted."""
+    """One planned-maintenance configuration: a weekly window (without `resource_group_name`
+    and `resource_name_`, which are Outputs of the cluster)."""
+    if config_name not in MAINTENANCE_SCHEDULES:
+        raise ValueError(f"config_name must be one of {', '.join(MAINTENANCE_SCHEDULES)}")
     return {
-        "agent_pool_name": CPU_POOL_NAME,
+        "config_name": config_name,
+        "maintenance_window": {
+            "schedule": {"weekly": {"day_of_week": day_of_week, "interval_weeks": interval_weeks}},
+            "duration_hours": duration_hours,
+            # Local time of `utc_offset`, "HH:MM".
+            "start_time": start_time,
+            "utc_offset": utc_offset,
+        },
+    }
+
+
+def _autoscaled_user_pool(
+    name: str,
+    vm_size: str,
+    *,
+    min_count: int,
+    max_count: int,
+    os_sku: str,
+    kubernetes_version: str,
+) -> dict[str, Any]:
+    """What every user pool shares: a Linux scale set autoscaled between min and max."""
+    return {
+        "agent_pool_name": name,
         "mode": "User",
         "vm_size": vm_size,
         "count": min_count,
@@ -147,10 +215,29 @@ def cpu_pool_args(
         "max_count": max_count,
         "enable_auto_scaling": True,
         "os_type": "Linux",
-        "os_sku": "AzureLinux",
+        "os_sku": os_sku,
         "type": "VirtualMachineScaleSets",
         "orchestrator_version": kubernetes_version,
     }
+
+
+def pool_ignored_fields(pool_args: dict[str, Any]) -> list[str]:
+    """What `pulumi up` must leave alone on an AgentPool built here (its `ignore_changes`)."""
+    return list(AUTOSCALED_POOL_IGNORED_FIELDS) if pool_args.get("enable_auto_scaling") else []
+
+
+def cpu_pool_args(
+    vm_size: str, min_count: int, max_count: int, kubernetes_version: str
+) -> dict[str, Any]:
+    """The CPU user pool: operators and Ray heads, autoscaled, never tainted."""
+    return _autoscaled_user_pool(
+        CPU_POOL_NAME,
+        vm_size,
+        min_count=min_count,
+        max_count=max_count,
+        os_sku="AzureLinux",
+        kubernetes_version=kubernetes_version,
+    )
 
 
 def gpu_pool_args(
@@ -168,18 +255,16 @@ def gpu_pool_args(
     `gpu_driver: operator` leaves the driver to the NVIDIA GPU Operator (`driver: None`);
     `aks` has AKS install it (`driver: Install`). The two are never mixed in one cluster.
     """
-    args: dict[str, Any] = {
-        "agent_pool_name": name,
-        "mode": "User",
-        "vm_size": vm_size,
-        "count": min_count,
-        "min_count": min_count,
-        "max_count": max_count,
-        "enable_auto_scaling": True,
-        "os_type": "Linux",
-        "os_sku": "Ubuntu",  # the GPU Operator's driver containers target Ubuntu node images
-        "type": "VirtualMachineScaleSets",
-        "orchestrator_version": kubernetes_version,
+    # The GPU Operator's driver containers target Ubuntu node images.
+    args = _autoscaled_user_pool(
+        name,
+        vm_size,
+        min_count=min_count,
+        max_count=max_count,
+        os_sku="Ubuntu",
+        kubernetes_version=kubernetes_version,
+    )
+    args |= {
         "node_taints": [taint_string(t) for t in gpu_pool_declared_taints()],
         "gpu_profile": {"driver": "None" if gpu_driver == "operator" else "Install"},
     }

@@ -184,6 +184,14 @@ def kueue_values(*, metrics: bool) -> dict[str, Any]:
 def kai_scheduler_values(gpu_driver: str, *, gpu_sharing: bool) -> dict[str, Any]:
     """KAI Scheduler: its priority classes, GPU sharing per stack, no catch-all queue.
 
+    GPU sharing comes with `global.clusterAutoscaling`. A pod that asks for a fraction of a GPU
+    names it in an annotation, not in its resource requests, so the cluster autoscaler never
+    sees it and a GPU pool at 0 nodes stays at 0 (KAI v0.17.0,
+    docs/gpu-sharing/autoscaling/README.md). The switch deploys KAI's node-scale-adjuster: for
+    such unschedulable pods it starts placeholder pods (namespace `kai-scale-adjust`) that request
+    whole GPUs with the pending pods' node selector, affinity and tolerations, and the autoscaler
+    scales the right pool up for them. Every GPU pool here autoscales, so the two go together.
+
     `defaultQueue.createDefaultQueue` is off. KAI puts every pod without a queue label into
     `default-queue`; the chart's default one has quota 0 but no limit, so unlabelled Ray pods
     would run on idle GPUs outside every team's quota, and the chart keeps it on uninstall
@@ -201,6 +209,7 @@ def kai_scheduler_values(gpu_driver: str, *, gpu_sharing: bool) -> dict[str, Any
             # The operator, every service it deploys and the install hooks.
             "nodeSelector": operator_node_selector(),
             "gpuSharing": gpu_sharing,
+            "clusterAutoscaling": gpu_sharing,
         },
         # Pods that share a GPU run with the runtime class the GPU Operator created.
         "admission": {"gpuFractionRuntimeClassName": RUNTIME_CLASS_BY_DRIVER[gpu_driver]},

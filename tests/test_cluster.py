@@ -18,6 +18,9 @@ from manifests.aks import (
     MAX_STACK_NAME_LENGTH,
     STACK_NAME_PATTERN,
     aks_names,
+    gpu_pool_args,
+    maintenance_configuration_args,
+    pool_ignored_fields,
 )
 from manifests.identity import team_identities
 from manifests.pools import GPU_TAINT, gpu_pool_node_taints, taint_string
@@ -210,6 +213,184 @@ def test_pools_wait_for_the_cluster_and_one_another_only(stack: str) -> None:
         assert transitive_dependencies(result, pool) == {cluster.urn, group.urn} | earlier
         if index:
             assert _pool(result, order[index - 1]).urn in pool.depends_on
+
+
+# ---------------------------------------------------------------------------------------------
+# Fields AKS and its autoscaler own after creation
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_pool_list_and_node_counts_are_left_to_aks(stack: str) -> None:
+    """A `pulumi up` after `pulumi refresh` must neither diff the cluster's pool list (Azure
+    reports the separately managed pools there too) nor send an autoscaled pool's initial
+    count back over what the autoscaler runs."""
+    result = planned(stack)
+    assert _cluster(result).ignore_changes == ("agentPoolProfiles",)
+    pools = result.by_type(POOL)
+    flavors = ["cpu", *(pool.name for pool in result.settings.cluster.gpu_pools)]
+    assert sorted(p.name for p in pools) == sorted(f"aksray-cluster-pool-{f}" for f in flavors)
+    for pool in pools:
+        assert pool.inputs["enableAutoScaling"] is True, pool.name
+        assert pool.ignore_changes == ("count",), pool.name
+    # Nothing else in Azure ignores a field: every other input stays under the stack's control.
+    others = [r for r in result.resources if r.type.startswith("azure-native:") and r.type != POOL]
+    assert {r.name: r.ignore_changes for r in others if r.ignore_changes} == {
+        "aksray-cluster-aks": ("agentPoolProfiles",)
+    }
+
+
+def test_only_autoscaled_pools_leave_their_count_alone() -> None:
+    autoscaled = gpu_pool_args(
+        "a100",
+        "Standard_NC24ads_A100_v4",
+        min_count=0,
+        max_count=4,
+        spot=False,
+        gpu_driver="operator",
+        kubernetes_version="1.35",
+    )
+    assert pool_ignored_fields(autoscaled) == ["count"]
+    fixed = {**autoscaled, "enable_auto_scaling": False}
+    assert pool_ignored_fields(fixed) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Planned maintenance: when the upgrade channels may drain and re-image nodes
+# ---------------------------------------------------------------------------------------------
+
+MAINTENANCE = "azure-native:containerservice:MaintenanceConfiguration"
+
+
+def _maintenance_inputs(stack: str, window: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The inputs both configurations must have, by resource name."""
+    return {
+        f"aksray-cluster-maintenance-{short}": {
+            "resourceGroupName": f"rg-aksray-{stack}",
+            "resourceName": f"aks-aksray-{stack}",
+            "configName": config,
+            "maintenanceWindow": window,
+        }
+        for config, short in (
+            ("aksManagedAutoUpgradeSchedule", "auto-upgrade"),
+            ("aksManagedNodeOSUpgradeSchedule", "node-os-upgrade"),
+        )
+    }
+
+
+def _maintenance(result: RunResult) -> dict[str, dict[str, Any]]:
+    return {r.name: r.inputs for r in result.by_type(MAINTENANCE)}
+
+
+def test_upgrades_wait_for_the_default_window() -> None:
+    """Without cluster.maintenanceWindow: every Sunday 00:00-04:00 UTC, for both channels."""
+    assert "maintenanceWindow" not in stack_document("dev")["config"][P + "cluster"]
+    assert _maintenance(planned("dev")) == _maintenance_inputs(
+        "dev",
+        {
+            "schedule": {"weekly": {"dayOfWeek": "Sunday", "intervalWeeks": 1}},
+            "durationHours": 4,
+            "startTime": "00:00",
+            "utcOffset": "+00:00",
+        },
+    )
+
+
+def test_upgrades_wait_for_the_stack_window() -> None:
+    assert _maintenance(planned("prod")) == _maintenance_inputs(
+        "prod",
+        {
+            "schedule": {"weekly": {"dayOfWeek": "Saturday", "intervalWeeks": 1}},
+            "durationHours": 6,
+            "startTime": "22:00",
+            "utcOffset": "+00:00",
+        },
+    )
+
+
+def test_every_window_key_reaches_both_configurations(tmp_path: Path) -> None:
+    window = {
+        "dayOfWeek": "Wednesday",
+        "startTime": "13:30",
+        "durationHours": 24,
+        "utcOffset": "-05:30",
+        "intervalWeeks": 4,
+    }
+    document = mutated("dev", _cluster_config(lambda c: c.update(maintenanceWindow=window)))
+    result = run_program(write_stack(tmp_path, document))  # stack "test"
+    assert _maintenance(result) == _maintenance_inputs(
+        "test",
+        {
+            "schedule": {"weekly": {"dayOfWeek": "Wednesday", "intervalWeeks": 4}},
+            "durationHours": 24,
+            "startTime": "13:30",
+            "utcOffset": "-05:30",
+        },
+    )
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_maintenance_windows_come_with_the_cluster(stack: str) -> None:
+    """Created right after the cluster (before AKS considers its first upgrade), independent of
+    the pools."""
+    result = planned(stack)
+    cluster = _cluster(result)
+    group = one(result, GROUP, "aksray-cluster-rg")
+    configurations = result.by_type(MAINTENANCE)
+    assert len(configurations) == 2
+    for configuration in configurations:
+        assert set(configuration.depends_on) == {cluster.urn, group.urn}
+        assert configuration.parent == cluster.parent
+
+
+@pytest.mark.parametrize(
+    ("window", "path", "fix"),
+    [
+        ({"dayOfWeek": "sunday"}, "dayOfWeek", "Monday, Tuesday"),
+        ({"dayOfWeek": 7}, "dayOfWeek", "Sunday"),
+        ({"startTime": "24:00"}, "startTime", '"HH:MM"'),
+        ({"startTime": "2:00"}, "startTime", '"HH:MM"'),
+        ({"startTime": 1320}, "startTime", "quote it"),
+        ({"durationHours": 3}, "durationHours", "between 4 and 24"),
+        ({"durationHours": 25}, "durationHours", "between 4 and 24"),
+        ({"durationHours": "4"}, "durationHours", "whole number"),
+        ({"utcOffset": "+5:30"}, "utcOffset", '"+HH:MM"'),
+        ({"utcOffset": "05:30"}, "utcOffset", '"+HH:MM"'),
+        ({"utcOffset": "+15:00"}, "utcOffset", '"+14:00"'),
+        ({"intervalWeeks": 0}, "intervalWeeks", "between 1 and 4"),
+        ({"intervalWeeks": 5}, "intervalWeeks", "between 1 and 4"),
+        ({"startDate": "2026-01-01"}, "startDate", "known keys here: dayOfWeek"),
+    ],
+)
+def test_bad_maintenance_windows_are_rejected_with_the_fix(
+    window: dict[str, Any], path: str, fix: str
+) -> None:
+    with pytest.raises(SettingsError) as raised:
+        parse_settings({"cluster": {"maintenanceWindow": window}}, stack="dev")
+    (problem,) = raised.value.problems
+    assert problem.path == f"cluster.maintenanceWindow.{path}"
+    assert fix in problem.message
+
+
+def test_only_the_two_aks_managed_schedules_are_built() -> None:
+    # `default` schedules AKS's own weekly releases, not the upgrade channels.
+    with pytest.raises(ValueError, match="aksManagedAutoUpgradeSchedule"):
+        maintenance_configuration_args(
+            "default",
+            day_of_week="Sunday",
+            start_time="00:00",
+            duration_hours=4,
+            utc_offset="+00:00",
+            interval_weeks=1,
+        )
+
+
+def test_maintenance_window_belongs_to_aks_mode_only(tmp_path: Path) -> None:
+    document = mutated(
+        "local", _cluster_config(lambda c: c.update(maintenanceWindow={"dayOfWeek": "Sunday"}))
+    )
+    run = assert_rejected(tmp_path, document, "cluster.maintenanceWindow")
+    assert "only used when mode is aks" in run.stderr
 
 
 # ---------------------------------------------------------------------------------------------

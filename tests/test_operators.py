@@ -29,7 +29,7 @@ from manifests.versions import (
     RAY_API_VERSION,
     chart_for_api_version,
 )
-from tests.chart_values import unknown_value_paths
+from tests.chart_values import chart_defaults, unknown_value_paths
 from tests.harness import (
     REFERENCE,
     assert_rejected,
@@ -364,7 +364,28 @@ def test_kai_priority_classes_are_the_ones_our_priorities_name() -> None:
 
 def test_kai_gpu_sharing_follows_the_stack(tmp_path: Path) -> None:
     result = run_mutated(tmp_path, "dev", {"operators": {"gpuSharing": True}})
-    assert values(result, "aksray-operators-kai-scheduler")["global"]["gpuSharing"] is True
+    kai = values(result, "aksray-operators-kai-scheduler")["global"]
+    assert kai["gpuSharing"] is True
+    # Fractional-GPU pods are invisible to the cluster autoscaler (the fraction is an
+    # annotation); KAI's node-scale-adjuster makes the GPU pools scale up from 0 for them.
+    assert kai["clusterAutoscaling"] is True
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_no_scale_adjuster_without_gpu_sharing(stack: str) -> None:
+    kai = values(planned(stack), "aksray-operators-kai-scheduler")["global"]
+    assert (kai["gpuSharing"], kai["clusterAutoscaling"]) == (False, False)
+
+
+@pytest.mark.parametrize("driver", ["operator", "aks"])
+@pytest.mark.parametrize("sharing", [False, True])
+def test_gpu_sharing_and_cluster_autoscaling_go_together(driver: str, sharing: bool) -> None:
+    kai = kai_scheduler_values(driver, gpu_sharing=sharing)
+    assert kai["global"]["gpuSharing"] is sharing
+    assert kai["global"]["clusterAutoscaling"] is sharing
+    # The chart's own switch, at the pinned version (helm silently ignores a misspelt key).
+    assert chart_defaults("kai-scheduler")["global"]["clusterAutoscaling"] is False
+    assert unknown_value_paths("kai-scheduler", {"global": {"clusterAutoscaling": sharing}}) == []
 
 
 # --------------------------------------------------------------------------------------------

@@ -106,6 +106,8 @@ def test_namespaces_go_last(stack: str) -> None:
 
 
 PROTECTED_IN_PROD = {
+    # The account name's random suffix: a new one would mean a new account.
+    ("random:index/randomString:RandomString", "aksray-storage-suffix"),
     ("azure-native:resources:ResourceGroup", "aksray-storage-rg"),
     ("azure-native:storage:StorageAccount", "aksray-storage-account"),
     ("azure-native:storage:BlobServiceProperties", "aksray-storage-blob-service"),
@@ -113,6 +115,22 @@ PROTECTED_IN_PROD = {
     ("azure-native:storage:BlobContainer", "aksray-storage-checkpoints"),
     ("azure-native:storage:BlobContainer", "aksray-storage-models"),
 }
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "local"])
+def test_protected_resources_depend_only_on_protected_resources(stack: str) -> None:
+    """Replacing an unprotected dependency (a changed or `--replace`d input) would force the
+    protected resource that uses it to be replaced: Pulumi refuses that, but only after it has
+    created the new dependency. Protected all the way down, it stops at the first step."""
+    result = planned(stack)
+    by_urn = result.by_urn()
+    for resource in result.resources:
+        if not resource.protect:
+            continue
+        for urn in transitive_dependencies(result, resource):
+            dependency = by_urn[urn]
+            if dependency.custom and not dependency.type.startswith("pulumi:providers:"):
+                assert dependency.protect, f"{resource.name} depends on {dependency.name}"
 
 
 @pytest.mark.parametrize(

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from workloads.common import blob
+from workloads.common import blob, cli_types
 
 LORA_MODES = ("single", "from_second", "all")
 MODELS = ("pretrained", "small-pretrained")
@@ -53,48 +52,21 @@ class Options:
         return blob.blob_path(self.checkpoint_prefix, self.run_id, "metrics.json")
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
-
-
-def _segment(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
-        raise argparse.ArgumentTypeError(
-            f"must be one path segment (letters, digits, ._-), got {text!r}"
-        )
-    return text
-
-
-def _learning_rate(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
-
-
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="aurora-finetune", description=__doc__.splitlines()[0])
-    p.add_argument("--run-id", type=_segment, required=True, help="this run's checkpoint folder")
+    p.add_argument(
+        "--run-id", type=cli_types.path_segment, required=True, help="this run's checkpoint folder"
+    )
     p.add_argument("--dataset-container", default=Options.dataset_container)
     p.add_argument("--dataset-prefix", default=Options.dataset_prefix)
     p.add_argument("--checkpoint-container", default=Options.checkpoint_container)
     p.add_argument("--checkpoint-prefix", default=Options.checkpoint_prefix)
     p.add_argument("--model", choices=MODELS, default=Options.model)
     p.add_argument("--lora-mode", choices=LORA_MODES, default=Options.lora_mode)
-    p.add_argument("--lora-steps", type=_positive, default=Options.lora_steps)
-    p.add_argument("--steps", type=_positive, default=Options.steps)
-    p.add_argument("--learning-rate", type=_learning_rate, default=Options.learning_rate)
-    p.add_argument("--max-samples", type=_non_negative, default=Options.max_samples)
+    p.add_argument("--lora-steps", type=cli_types.positive_int, default=Options.lora_steps)
+    p.add_argument("--steps", type=cli_types.positive_int, default=Options.steps)
+    p.add_argument("--learning-rate", type=cli_types.fraction, default=Options.learning_rate)
+    p.add_argument("--max-samples", type=cli_types.non_negative_int, default=Options.max_samples)
     return p
 
 

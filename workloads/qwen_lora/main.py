@@ -21,14 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from workloads.common import blob
+from workloads.common import blob, cli_types
 
 DATASET_NAME = "aksray_sft"
 DATASET_FORMATS = ("alpaca", "sharegpt")
@@ -73,45 +72,13 @@ class Options:
         return blob.blob_path(self.adapter_prefix, self.adapter_name)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
-    return value
-
-
-def _segment(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
-        raise argparse.ArgumentTypeError(f"must be one path segment, got {text!r}")
-    return text
-
-
-def _fraction(text: str) -> float:
-    value = float(text)
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
-
-
-def _epochs(text: str) -> float:
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
-    return value
-
-
 def parser() -> argparse.ArgumentParser:
     d = Options
     p = argparse.ArgumentParser(prog="qwen-lora", description=__doc__.splitlines()[0])
-    p.add_argument("--run-id", type=_segment, required=True)
-    p.add_argument("--workers", type=_positive, required=True, help="GPU training workers")
+    p.add_argument("--run-id", type=cli_types.path_segment, required=True)
+    p.add_argument(
+        "--workers", type=cli_types.positive_int, required=True, help="GPU training workers"
+    )
     p.add_argument("--model", default=d.model)
     p.add_argument("--template", default=d.template)
     p.add_argument("--dataset-container", default=d.dataset_container)
@@ -119,14 +86,16 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset-format", choices=DATASET_FORMATS, default=d.dataset_format)
     p.add_argument("--adapter-container", default=d.adapter_container)
     p.add_argument("--adapter-prefix", default=d.adapter_prefix)
-    p.add_argument("--adapter-name", type=_segment, default=d.adapter_name)
-    p.add_argument("--epochs", type=_epochs, default=d.epochs)
-    p.add_argument("--learning-rate", type=_fraction, default=d.learning_rate)
-    p.add_argument("--lora-rank", type=_positive, default=d.lora_rank)
-    p.add_argument("--cutoff-len", type=_positive, default=d.cutoff_len)
-    p.add_argument("--batch-size", type=_positive, default=d.batch_size)
-    p.add_argument("--gradient-accumulation", type=_positive, default=d.gradient_accumulation)
-    p.add_argument("--max-samples", type=_non_negative, default=d.max_samples)
+    p.add_argument("--adapter-name", type=cli_types.path_segment, default=d.adapter_name)
+    p.add_argument("--epochs", type=cli_types.positive_float, default=d.epochs)
+    p.add_argument("--learning-rate", type=cli_types.fraction, default=d.learning_rate)
+    p.add_argument("--lora-rank", type=cli_types.positive_int, default=d.lora_rank)
+    p.add_argument("--cutoff-len", type=cli_types.positive_int, default=d.cutoff_len)
+    p.add_argument("--batch-size", type=cli_types.positive_int, default=d.batch_size)
+    p.add_argument(
+        "--gradient-accumulation", type=cli_types.positive_int, default=d.gradient_accumulation
+    )
+    p.add_argument("--max-samples", type=cli_types.non_negative_int, default=d.max_samples)
     return p
 
 

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-import re
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workloads.common import blob
+from workloads.common import blob, cli_types
 
 
 @dataclass(frozen=True)
@@ -50,30 +49,13 @@ class Options:
         return blob.blob_path(self.output_prefix, self.run_id)
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
-
-def _segment(text: str) -> str:
-    if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", text):
-        raise argparse.ArgumentTypeError(f"must be one path segment, got {text!r}")
-    return text
-
-
-def _temperature(text: str) -> float:
-    value = float(text)
-    if not 0 <= value <= 2:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 2, got {text}")
-    return value
+_TEMPERATURE = cli_types.float_between(0, 2)
 
 
 def parser() -> argparse.ArgumentParser:
     d = Options
     p = argparse.ArgumentParser(prog="vllm-batch", description=__doc__.splitlines()[0])
-    p.add_argument("--run-id", type=_segment, required=True)
+    p.add_argument("--run-id", type=cli_types.path_segment, required=True)
     p.add_argument("--model", default=d.model)
     lora = p.add_mutually_exclusive_group()
     lora.add_argument("--lora", dest="lora", action="store_true", default=d.lora)
@@ -83,13 +65,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--output-prefix", default=d.output_prefix)
     p.add_argument("--adapter-container", default=d.adapter_container)
     p.add_argument("--adapter-prefix", default=d.adapter_prefix)
-    p.add_argument("--adapter-name", type=_segment, default=d.adapter_name)
-    p.add_argument("--max-lora-rank", type=_positive, default=d.max_lora_rank)
-    p.add_argument("--max-model-len", type=_positive, default=d.max_model_len)
-    p.add_argument("--max-tokens", type=_positive, default=d.max_tokens)
-    p.add_argument("--temperature", type=_temperature, default=d.temperature)
-    p.add_argument("--batch-size", type=_positive, default=d.batch_size)
-    p.add_argument("--concurrency", type=_positive, default=d.concurrency)
+    p.add_argument("--adapter-name", type=cli_types.path_segment, default=d.adapter_name)
+    p.add_argument("--max-lora-rank", type=cli_types.positive_int, default=d.max_lora_rank)
+    p.add_argument("--max-model-len", type=cli_types.positive_int, default=d.max_model_len)
+    p.add_argument("--max-tokens", type=cli_types.positive_int, default=d.max_tokens)
+    p.add_argument("--temperature", type=_TEMPERATURE, default=d.temperature)
+    p.add_argument("--batch-size", type=cli_types.positive_int, default=d.batch_size)
+    p.add_argument("--concurrency", type=cli_types.positive_int, default=d.concurrency)
     return p
 
 
