@@ -22,3 +22,6 @@ if platform.storage is not None:
         "workloadIdentityClientIds",
         {team: identity.client_id for team, identity in platform.storage.identities.items()},
     )
+if platform.workloads.staged:
+    # Enabled RayJobs waiting for their inputs: `pulumi config set --path workloads.<name>.run 1`.
+    pulumi.export("stagedJobs", platform.workloads.staged)

@@ -20,7 +20,9 @@ Errors:
 - priority classes: a workload's priority has no Kueue WorkloadPriorityClass or no KAI
   PriorityClass;
 - Kueue integrations: a workload's kind is not among the frameworks Kueue's configuration
-  enables.
+  enables;
+- endpoints never evicted: a RayService that something in its team outranks, or that may run
+  on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running).
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use.
@@ -36,7 +38,7 @@ from typing import Any, Final
 
 from aksray.model import Plan, PodSetPlan, WorkloadPlan, pool_vm_size
 from components.settings import Problem, Settings, TeamSettings, workload_path
-from manifests.admission import labels_allow, parse_amount
+from manifests.admission import cohort_borrowable, labels_allow, parse_amount
 from manifests.capacity import (
     GPU_RESOURCE,
     RESOURCES,
@@ -474,6 +476,69 @@ def check_kueue_integrations(plan: Plan, out: Findings) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+def _borrowing_limit(queue: Mapping[str, Any], flavor: str, resource: str) -> int | None:
+    for group in queue["spec"].get("resourceGroups", []):
+        for entry in group["flavors"]:
+            if entry["name"] != flavor:
+                continue
+            for item in entry["resources"]:
+                if item["name"] == resource and item.get("borrowingLimit") is not None:
+                    return parse_amount(resource, item["borrowingLimit"])
+    return None
+
+
+def check_services_never_evicted(plan: Plan, out: Findings) -> None:
+    """A RayService must never be preempted or reclaimed.
+
+    Kueue 0.19 suspends a RayService through `spec.rayClusterConfig.suspend`, and KubeRay 1.7
+    reads that field only when it creates the RayCluster: an evicted endpoint keeps serving and
+    keeps its GPUs while Kueue has released its quota, so the workload that evicted it waits on
+    nodes that never free up. The endpoint is safe when nothing in its team outranks it
+    (withinClusterQueue: LowerPriority) and it never runs on borrowed quota (only borrowed
+    quota is reclaimed).
+    """
+    settings = plan.settings
+    queues = list(plan.registered.cluster_queues.values())
+    for service in (w for w in plan.workloads if w.spec.kind == "RayService"):
+        value = PRIORITY_CLASSES[service.workload.priority]
+        outranking = [
+            w.spec.name
+            for w in plan.workloads
+            if w.team.name == service.team.name and PRIORITY_CLASSES[w.workload.priority] > value
+        ]
+        if outranking:
+            out.error(
+                f"{workload_path(service.spec.name)}.priority",
+                f"{_listed(outranking)} outrank{'s' if len(outranking) == 1 else ''} "
+                f"{service.spec.name} in team {service.team.name} and would preempt it, but a "
+                "preempted RayService keeps its GPUs (KubeRay 1.7 ignores Kueue's suspend of a "
+                "running RayService): give it the team's highest priority (inference)",
+            )
+        queue = plan.registered.cluster_queues.get(service.team.name)
+        if queue is None:
+            continue
+        lendable = cohort_borrowable(queues, service.team.name)
+        flavors = {f for p in service.pod_sets for f in p.may_use}
+        for flavor in sorted(flavors, key=settings.cluster.flavors.index):
+            borrowable = [
+                _SHORT_NAMES[resource]
+                for resource in RESOURCES
+                if lendable.get((flavor, resource), 0) > 0
+                and _borrowing_limit(queue, flavor, resource) != 0
+            ]
+            if not borrowable:
+                continue
+            # On a GPU flavor the cpu/memory limits follow the gpu limit's share of a node.
+            zero = ", ".join(f"{r}: 0" for r in borrowable) if flavor == CPU_POOL_NAME else "gpu: 0"
+            out.error(
+                f"{settings.scheduling.team_path(service.team.name)}.borrowingLimit.{flavor}",
+                f"team {service.team.name} runs {service.spec.name} and may borrow "
+                f"{'/'.join(borrowable)} of flavor {flavor} from its cohort, but borrowed quota "
+                "is reclaimed and a reclaimed RayService keeps its GPUs (KubeRay 1.7 ignores "
+                f"Kueue's suspend of a running RayService): set it to {{{zero}}}",
+            )
+
+
 def check_idle_gpus(plan: Plan, out: Findings) -> None:
     cluster = plan.settings.cluster
     for pool in cluster.gpu_pools:
@@ -534,6 +599,7 @@ CHECKS: Final[tuple[Callable[[Plan, Findings], None], ...]] = (
     check_kai_hierarchy,
     check_priority_classes,
     check_kueue_integrations,
+    check_services_never_evicted,
     check_idle_gpus,
     check_unused_quota,
 )

@@ -138,6 +138,10 @@ def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
         "nonPreemptible": is_non_preemptible(priority),
         "gangPods": workload.pods,
         "gangGpus": workload.gpus,
+        # staged: enabled RayJob without a `run` yet, so `pulumi up` submits nothing for it.
+        "status": "staged"
+        if workload.workload.staged
+        else ("submitted" if workload.spec.kind == "RayJob" else "deployed"),
         "admissible": workload.inadmissible is None,
         "podSets": [_pod_set(p, plan) for p in workload.pod_sets],
     }
@@ -268,7 +272,11 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
             ),
         )
     )
-    lines += ["", "Workloads (flavor: what Kueue assigns on an empty cluster):"]
+    lines += [
+        "",
+        "Workloads (flavor: what Kueue assigns on an empty cluster; staged: planned, not yet "
+        "submitted until workloads.<name>.run is set):",
+    ]
     rows: list[tuple[object, ...]] = []
     for w in data["workloads"]:
         for index, p in enumerate(w["podSets"]):
@@ -283,6 +291,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
             rows.append(
                 (
                     w["workload"] if first else "",
+                    w["status"] if first else "",
                     w["team"] if first else "",
                     w["kind"] if first else "",
                     f"{w['priority']} {w['priorityValue']}" if first else "",
@@ -298,6 +307,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         table(
             (
                 "workload",
+                "status",
                 "team",
                 "kind",
                 "priority",

@@ -77,6 +77,7 @@ _AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
 # Azure Blob: 3-63 chars, lowercase letters, digits and single hyphens, alphanumeric at the ends.
 _CONTAINER_NAME = re.compile(r"^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$")
 _K8S_VERSION = re.compile(r"^1\.[0-9]{2}(\.[0-9]+)?$")
+_RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*$")
 # Planned maintenance: a start time "HH:MM" (00:00-23:59) and a UTC offset "+HH:MM"/"-HH:MM".
 _CLOCK_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
@@ -270,6 +271,14 @@ class WorkloadSettings:
     # Use the LoRA adapter from Blob (`loraAdapter`, payloads whose spec accepts it; default
     # true). Off, vllm-batch and llm-serve use the base model only (llm-serve then needs no Blob).
     lora_adapter: bool = False
+    # RayJobs only: the run this stack asks for (`run`). Empty: the job is planned and checked
+    # but not submitted yet ("staged") — its inputs must be in Blob first; a new value submits a
+    # new run. A RayService has no runs: it is deployed whenever it is enabled.
+    run: str = ""
+
+    @property
+    def staged(self) -> bool:
+        return self.enabled and WORKLOADS[self.name].kind == "RayJob" and not self.run
 
 
 @dataclass(frozen=True)
@@ -1038,7 +1047,8 @@ def _parse_workloads(
     teams = {team.name for team in scheduling.teams}
     result: list[WorkloadSettings] = []
     for name, spec in WORKLOADS.items():
-        known = ("enabled", "team", "priority", *sorted(spec.options))
+        runs = ("run",) if spec.kind == "RayJob" else ()
+        known = ("enabled", "team", "priority", *runs, *sorted(spec.options))
         entry = section.mapping(name, known)
         if entry is None:
             result.append(
@@ -1092,7 +1102,16 @@ def _parse_workloads(
                         f"{name} needs the Blob containers {', '.join(missing)}; add "
                         f"them to storage.containers{adapter_hint}",
                     )
-        result.append(WorkloadSettings(name, enabled, team, priority, workers, lora_adapter))
+        run = (
+            entry.string(
+                "run",
+                pattern=_RUN,
+                hint="a run label of 1-20 letters, digits, '.', '_' or '-', e.g. 2026-12-01 or 1",
+            )
+            if runs
+            else ""
+        )
+        result.append(WorkloadSettings(name, enabled, team, priority, workers, lora_adapter, run))
     return tuple(result)
 
 

@@ -33,6 +33,7 @@ from workloads.catalog import WORKLOADS, payload_files, requirements
 # eviction. Pulumi must never write them back (after a `pulumi refresh` it would see `false`).
 RAY_JOB_SUSPEND: str = "spec.suspend"
 RAY_SERVICE_SUSPEND: str = "spec.rayClusterConfig.suspend"
+RAY_SERVICE_CLUSTER: str = "spec.rayClusterConfig"
 
 
 class RayWorkloads(pulumi.ComponentResource):
@@ -41,6 +42,7 @@ class RayWorkloads(pulumi.ComponentResource):
     workloads: dict[str, pulumi.CustomResource]  # by workload name: RayJob or RayService
     config_maps: dict[str, pulumi.CustomResource]  # by workload name (RayJobs)
     secrets: dict[str, pulumi.CustomResource]  # by team name, when a token is configured
+    staged: list[str]  # enabled RayJobs without a `run` yet: nothing registered for them
 
     def __init__(
         self,
@@ -59,7 +61,10 @@ class RayWorkloads(pulumi.ComponentResource):
         class. `ready`: what every workload must be created after besides: Kueue (its webhook
         serving) and the KubeRay operator."""
         super().__init__("aksray:platform:RayWorkloads", name, None, opts)
-        enabled = settings.enabled_workloads
+        # A staged RayJob (enabled, no `run` yet) is planned and checked but not submitted:
+        # its inputs must be in Blob before its GPUs are worth paying for.
+        enabled = tuple(w for w in settings.enabled_workloads if not w.staged)
+        self.staged = [w.name for w in settings.enabled_workloads if w.staged]
         for workload in enabled:
             spec = WORKLOADS[workload.name]
             if spec.containers_for(lora_adapter=workload.lora_adapter) and storage_account is None:
@@ -145,9 +150,20 @@ class RayWorkloads(pulumi.ComponentResource):
                         provider=provider,
                         depends_on=after,
                         ignore_changes=[RAY_SERVICE_SUSPEND],
+                        # A Serve config change is applied in place. A change to the Ray
+                        # cluster (image, resources, workers, labels) replaces the RayService,
+                        # deleting it first: KubeRay 1.7 would otherwise bring up a second
+                        # cluster beside the first, which Kueue neither admits nor counts.
+                        replace_on_changes=[RAY_SERVICE_CLUSTER, "metadata.labels"],
+                        delete_before_replace=True,
                     ),
                 )
-        self.register_outputs({"workloads": {w: WORKLOADS[w].kind for w in sorted(self.workloads)}})
+        self.register_outputs(
+            {
+                "workloads": {w: WORKLOADS[w].kind for w in sorted(self.workloads)},
+                "staged": self.staged,
+            }
+        )
 
 
 def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:

@@ -45,16 +45,17 @@ KAI_SCHEDULER_NAME: Final = "kai-scheduler"
 # The Kueue integrations our workloads need, by the kind of object each workload is.
 #
 # `ray.io/raycluster` stays off on purpose. We create no standalone RayClusters: the RayClusters
-# here belong to a RayJob or the RayService, and Kueue manages those through their owner (the
-# RayService is a top-level Kueue job since v0.17). The RayService controller owns its RayCluster
-# and keeps rewriting its spec (a zero-downtime upgrade even creates a second one). With the
-# RayCluster integration on, Kueue claims that same RayCluster too (it inherits the queue-name
-# label), and the two controllers fight over its `spec.suspend`: a RayService's cluster stuck
-# suspended is the known failure, and the Azure aks-kueue sample removed the integration for it.
-# Kueue 0.19 skips a RayCluster whose owner it already manages, so turning it on would gain
-# nothing but that second claimant. With it off, Kueue answers RayCluster admission with a no-op
-# webhook; a RayCluster applied by hand is not queued by Kueue (KAI still holds it to the team's
-# quota).
+# here belong to a RayJob or the RayService, which Kueue manages as top-level jobs (the
+# RayService since v0.17). With the RayCluster integration on, Kueue would also claim the
+# RayService's own RayCluster (it inherits the queue-name label) and contend with the RayService
+# controller, which owns that cluster and rewrites its spec, over `spec.suspend`: the failure the
+# Azure aks-kueue sample removed the integration for. With it off, a RayCluster applied by hand is
+# not queued by Kueue (KAI still holds it to the team's quota).
+# The price, with KubeRay 1.7: Kueue suspends a RayService through `rayClusterConfig.suspend`,
+# which KubeRay copies only when it creates the cluster, so an endpoint Kueue evicts would keep
+# running on its GPUs. `aksray plan` therefore refuses a stack in which an endpoint could ever be
+# evicted (aksray/checks.py, check_services_never_evicted), and a change to the endpoint's Ray
+# cluster replaces the RayService instead of updating it (components/workloads.py).
 #
 # `pod`, `deployment` and `statefulset` (in the chart's default list) stay off too: the chart gives
 # their webhooks failurePolicy Fail only when they are listed, and then, while Kueue is down, no

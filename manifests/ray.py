@@ -103,6 +103,8 @@ class Workload(Protocol):
     def workers(self) -> int | None: ...
     @property
     def lora_adapter(self) -> bool: ...
+    @property
+    def run(self) -> str: ...
 
 
 class WorkerCount(Protocol):
@@ -392,14 +394,16 @@ def ray_job(
     hf_token: bool,
     storage_account: object | None,
 ) -> dict[str, Any]:
-    """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the payload
-    files, requirements, spec and settings, so any change is a new job (and run id)."""
+    """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the stack's
+    `run` label, the payload files, requirements, spec and settings, so any change — a new run
+    label included — is a new job (and run id)."""
     if spec.kind != "RayJob" or spec.entrypoint_module is None:
         raise ValueError(f"{spec.name} is not a RayJob payload")
     run_id = digest(
         {
             "spec": asdict(spec),
             "workload": {
+                "run": workload.run,
                 "priority": workload.priority,
                 "workers": workload.workers,
                 "lora": workload.lora_adapter,

@@ -81,6 +81,16 @@ def generate_stack(teams: int) -> dict[str, Any]:
         for index, name in enumerate(WORKLOADS)
     }
     workloads["qwen-lora"]["workers"] = 4
+    # The endpoint's team never borrows: a reclaimed RayService would keep its GPUs.
+    serving = workloads["llm-serve"]["team"]
+    for department in departments:
+        for team in department["teams"]:
+            if team["name"] == serving:
+                team["borrowingLimit"] = {
+                    "cpu": {"cpu": 0, "memory": 0},
+                    "a100": {"gpu": 0},
+                    "h100": {"gpu": 0},
+                }
     return {
         "config": {
             P + "location": "eastus2",

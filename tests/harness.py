@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import io
+import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass
@@ -22,10 +23,31 @@ P = "aks-ray-platform:"
 _CACHE: dict[str, RunResult] = {}
 
 
+RUNNING = "+run"  # suffix: the stack with every staged RayJob given a `run`, i.e. submitted
+
+
+def with_runs(document: dict[str, Any], run: str = "1") -> dict[str, Any]:
+    """A stack document whose enabled RayJobs all have a `run` (the shipped stacks stage them)."""
+    from workloads.catalog import WORKLOADS
+
+    for name, entry in (document["config"].get(P + "workloads") or {}).items():
+        if entry.get("enabled") and WORKLOADS[name].kind == "RayJob":
+            entry.setdefault("run", run)
+    return document
+
+
 def planned(stack: str) -> RunResult:
-    """The recorded run of a project stack (each run is fresh; results are read-only)."""
+    """The recorded run of a project stack (each run is fresh; results are read-only).
+
+    `dev+run` / `prod+run`: that stack after its RayJobs were started (`run` set)."""
     if stack not in _CACHE:
-        _CACHE[stack] = run_program(stack_file(stack), stack=stack)
+        if stack.endswith(RUNNING):
+            base = stack.removesuffix(RUNNING)
+            folder = Path(tempfile.mkdtemp(prefix="aksray-run-"))
+            path = write_stack(folder, with_runs(stack_document(base)), f"Pulumi.{base}.yaml")
+            _CACHE[stack] = run_program(path, stack=base)
+        else:
+            _CACHE[stack] = run_program(stack_file(stack), stack=stack)
     return _CACHE[stack]
 
 

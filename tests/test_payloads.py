@@ -67,7 +67,7 @@ PARSERS = {
 }
 
 
-@pytest.mark.parametrize("stack", ["dev", "prod"])
+@pytest.mark.parametrize("stack", ["dev+run", "prod+run"])
 def test_every_entrypoint_parses_with_its_payload(stack: str) -> None:
     jobs = planned(stack).by_type("kubernetes:ray.io/v1:RayJob")
     assert len(jobs) == 3

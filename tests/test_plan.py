@@ -27,6 +27,7 @@ from aksray.checks import (
     check_node_fit,
     check_pool_capacity,
     check_priority_classes,
+    check_services_never_evicted,
     check_unused_quota,
     run_checks,
 )
@@ -261,6 +262,45 @@ def test_borrowable_is_what_the_cohort_lends(tmp_path: Path) -> None:
     teams(document)[0]["borrowingLimit"] = {"a100": {"gpu": 0}}  # team-a may borrow nothing
     findings = only(check_gang_admission, run(tmp_path, document))
     assert paths(findings.errors) == ["workloads.qwen-lora.workers"]
+
+
+# --------------------------------------------------------------------------------------------
+# The endpoint is never evicted (KubeRay 1.7 ignores Kueue's suspend of a running RayService)
+# --------------------------------------------------------------------------------------------
+
+
+def test_an_endpoint_that_may_borrow_is_refused(tmp_path: Path) -> None:
+    document = minimal()
+    config(document)[P + "cluster"]["gpuPools"][0]["maxCount"] = 4
+    teams(document).append({"name": "team-b", "quota": {"a100": {"gpu": 2}}})
+    findings = only(check_services_never_evicted, run(tmp_path, document))
+    assert paths(findings.errors) == [
+        "scheduling.departments[0].teams[0].borrowingLimit.a100",
+    ]
+    assert "set it to {gpu: 0}" in findings.errors[0].message
+    # ... and accepted once it borrows nothing (team-b lends nothing on cpu: no cpu limit due).
+    teams(document)[0]["borrowingLimit"] = {"a100": {"gpu": 0}}
+    assert only(check_services_never_evicted, run(tmp_path, document)).errors == []
+
+
+def test_an_endpoint_on_borrowed_cpu_quota_is_refused(tmp_path: Path) -> None:
+    document = minimal()
+    teams(document).append({"name": "team-b", "quota": {"cpu": {"cpu": 4, "memory": "16Gi"}}})
+    config(document)[P + "cluster"]["cpuPool"]["maxCount"] = 3
+    findings = only(check_services_never_evicted, run(tmp_path, document))
+    assert paths(findings.errors) == ["scheduling.departments[0].teams[0].borrowingLimit.cpu"]
+    assert "set it to {cpu: 0, memory: 0}" in findings.errors[0].message
+
+
+def test_an_endpoint_outranked_in_its_team_is_refused(tmp_path: Path) -> None:
+    document = minimal()
+    workloads = config(document)[P + "workloads"]
+    workloads["llm-serve"]["priority"] = "train"
+    workloads["qwen-lora"] = {"enabled": True, "team": "team-a", "workers": 1, "priority": "build"}
+    config(document)[P + "storage"] = {"enabled": True}
+    findings = only(check_services_never_evicted, run(tmp_path, document))
+    assert paths(findings.errors) == ["workloads.llm-serve.priority"]
+    assert findings.errors[0].message.startswith("qwen-lora outranks llm-serve in team team-a")
 
 
 def test_a_head_without_cpu_quota_is_named_by_the_cpu_quota(tmp_path: Path) -> None:
@@ -548,6 +588,8 @@ def test_dev_workloads() -> None:
             "nonPreemptible": value >= 100,
             "gangPods": 1 + workers,
             "gangGpus": workers,
+            # dev stages its jobs (no `run` yet); the endpoint is deployed.
+            "status": "staged" if kind == "RayJob" else "deployed",
             "admissible": True,
             "podSets": [
                 head,
@@ -568,7 +610,7 @@ def test_summary_text_shows_the_same_numbers() -> None:
     assert "a100  Standard_NC24ads_A100_v4  A100 80GB PCIe  1          0..5   no    5" in text
     assert "team-a  research  a100    5            118300m      1100650Mi" in text
     assert "team-a  research  5 / 126300 / 1188475  -1 / -1 / -1  1" in text
-    assert "qwen-lora        team-a  RayJob      train 50       5 / 4" in text
+    assert "qwen-lora        staged    team-a  RayJob      train 50       5 / 4" in text
     assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per Standard_NC24ads" in text
 
 

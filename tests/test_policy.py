@@ -116,7 +116,7 @@ BREAKS: list[tuple[str, Select, Callable[[Inputs], None], str | None]] = [
 ]
 
 
-@pytest.mark.parametrize("stack", ["dev", "prod"])
+@pytest.mark.parametrize("stack", ["dev", "prod", "dev+run", "prod+run"])
 def test_project_stacks_pass_every_policy(stack: str) -> None:
     assert evaluate(planned(stack).resources) == []
 
@@ -217,6 +217,6 @@ def _drop_worker_identity_label(inputs: Inputs) -> None:
 def test_a_broken_ray_workload_reports_exactly_that_violation(
     policy: str, select: Select, change: Callable[[Inputs], None]
 ) -> None:
-    resources, urn = mutate(planned("dev").resources, select, change)
+    resources, urn = mutate(planned("dev+run").resources, select, change)
     violations = evaluate(resources)
     assert [(v.policy, v.urn) for v in violations] == [(policy, urn)], violations

@@ -217,21 +217,32 @@ def test_the_serving_queue_of_prod_exactly() -> None:
     queue = cluster_queue(settings.scheduling.team("serving"), settings)
     assert queue["metadata"]["name"] == "serving"
     share_a100, share_h100 = "189880m", "94936m"  # 8 x 23735m; 8 x (96000-1060)/8 = 8 x 11867m
+    # serving runs the endpoint only in its own quota: it borrows nothing (and lends nothing).
     assert queue["spec"]["resourceGroups"][0]["flavors"] == [
         {
             "name": "cpu",
             "resources": [
-                {"name": "cpu", "nominalQuota": "8"},
-                {"name": "memory", "nominalQuota": "32Gi"},
+                {"name": "cpu", "nominalQuota": "8", "borrowingLimit": "0"},
+                {"name": "memory", "nominalQuota": "32Gi", "borrowingLimit": "0"},
                 {"name": GPU, "nominalQuota": 0, "borrowingLimit": 0},
             ],
         },
         {
             "name": "a100",
             "resources": [
-                {"name": "cpu", "nominalQuota": share_a100, "lendingLimit": "0"},
-                {"name": "memory", "nominalQuota": "1791936Mi", "lendingLimit": "0"},
-                {"name": GPU, "nominalQuota": 8, "lendingLimit": 0},
+                {
+                    "name": "cpu",
+                    "nominalQuota": share_a100,
+                    "borrowingLimit": "0",
+                    "lendingLimit": "0",
+                },
+                {
+                    "name": "memory",
+                    "nominalQuota": "1791936Mi",
+                    "borrowingLimit": "0",
+                    "lendingLimit": "0",
+                },
+                {"name": GPU, "nominalQuota": 8, "borrowingLimit": 0, "lendingLimit": 0},
             ],
         },
         {
@@ -240,16 +251,16 @@ def test_the_serving_queue_of_prod_exactly() -> None:
                 {
                     "name": "cpu",
                     "nominalQuota": share_h100,
-                    "borrowingLimit": share_h100,
+                    "borrowingLimit": "0",
                     "lendingLimit": "0",
                 },
                 {
                     "name": "memory",
                     "nominalQuota": "1940448Mi",
-                    "borrowingLimit": "1940448Mi",
+                    "borrowingLimit": "0",
                     "lendingLimit": "0",
                 },
-                {"name": GPU, "nominalQuota": 8, "borrowingLimit": 8, "lendingLimit": 0},
+                {"name": GPU, "nominalQuota": 8, "borrowingLimit": 0, "lendingLimit": 0},
             ],
         },
     ]
@@ -346,8 +357,11 @@ def test_kai_limits_are_nominal_plus_borrowing_or_unlimited() -> None:
         for team in settings.scheduling.teams
     }
     # nlp: (12 + 8) a100 + (8 + 8) a100spot; vision: (12 + 4) + (8 + 8); training: 24 + 8;
-    # serving borrows a100 without a limit -> unlimited.
-    assert gpu_limits == {"nlp": 36, "vision": 32, "serving": -1, "training": 32}
+    # serving borrows nothing: 8 a100 + 8 h100.
+    assert gpu_limits == {"nlp": 36, "vision": 32, "serving": 16, "training": 32}
+    # A team without a borrowing limit may borrow without bound: KAI says -1.
+    dev = settings_of("dev")
+    assert team_queue_resources(dev.scheduling.team("team-a"), dev)["gpu"]["limit"] == -1
 
 
 @pytest.mark.parametrize("stack", [*STACKS, "kai-demo", "kueue-team-queues"])

@@ -16,7 +16,7 @@ RELEASE = "kubernetes:helm.sh/v3:Release"
 RAY_KINDS = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 KAI_QUEUE = "kubernetes:scheduling.run.ai/v2:Queue"
-INSTALLING = ("dev", "prod")  # stacks that install the operators
+INSTALLING = ("dev+run", "prod+run")  # stacks that install the operators, jobs submitted
 
 
 def _ray(result: RunResult) -> list[RecordedResource]:
@@ -89,7 +89,7 @@ def test_operators_go_before_the_cluster(stack: str) -> None:
         assert release.provider_urn == provider.urn, release.name
 
 
-@pytest.mark.parametrize("stack", ["dev", "prod", "local"])
+@pytest.mark.parametrize("stack", ["dev+run", "prod+run", "local"])
 def test_namespaces_go_last(stack: str) -> None:
     """Everything namespaced waits for its namespace, so the namespace is deleted after it."""
     result = planned(stack)

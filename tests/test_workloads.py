@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import json
 import shlex
+import tempfile
 from collections.abc import Iterator
 from functools import cache, partial
 from pathlib import Path
@@ -21,7 +22,16 @@ from manifests import ray
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
 from manifests.versions import RAY_IMAGE, RAY_VERSION
 from tests.crd_conformance import validate_object
-from tests.harness import assert_rejected, cli, mutated, one, planned, write_stack
+from tests.harness import (
+    assert_rejected,
+    cli,
+    mutated,
+    one,
+    planned,
+    stack_document,
+    with_runs,
+    write_stack,
+)
 from workloads.catalog import WORKLOADS, payload_files, requirements
 
 RAY_JOB = "kubernetes:ray.io/v1:RayJob"
@@ -45,10 +55,9 @@ def _variant(config: dict[str, Any]) -> None:
 
 @cache
 def _variant_run() -> RunResult:
-    import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="aksray-variant-"))
-    stack = write_stack(folder, mutated("dev", _variant), "Pulumi.variant.yaml")
+    stack = write_stack(folder, with_runs(mutated("dev", _variant)), "Pulumi.variant.yaml")
     return run_program(stack, secret_values={"huggingfaceToken": TOKEN})
 
 
@@ -56,7 +65,7 @@ def _run(stack: str) -> RunResult:
     return _variant_run() if stack == "variant" else planned(stack)
 
 
-STACKS = ("dev", "prod", "local", "variant")
+STACKS = ("dev+run", "prod+run", "local", "variant")
 
 
 def _ray_objects(result: RunResult) -> list[RecordedResource]:
@@ -100,7 +109,7 @@ def _settings(result: RunResult, workload: str) -> tuple[Any, Any]:
 
 
 def test_every_enabled_workload_is_one_ray_object() -> None:
-    for stack in ("dev", "prod"):
+    for stack in ("dev+run", "prod+run"):
         names = {r.name for r in _ray_objects(planned(stack))}
         assert names == {f"aksray-workloads-{w}" for w in WORKLOADS}
         assert [r.name for r in planned(stack).by_type(RAY_SERVICE)] == [
@@ -119,7 +128,7 @@ def test_every_ray_object_validates_against_the_kuberay_crds(stack: str) -> None
 
 
 def test_the_validator_catches_a_broken_worker_group() -> None:
-    manifest = copy.deepcopy(_object(planned("dev"), "qwen-lora").inputs)
+    manifest = copy.deepcopy(_object(planned("dev+run"), "qwen-lora").inputs)
     del manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["groupName"]
     manifest["spec"]["rayClusterSpec"]["headGroupSpec"]["unknownField"] = 1
     errors = validate_object(manifest)
@@ -149,7 +158,7 @@ def test_the_variant_tells_queue_labels_and_priorities_apart() -> None:
     assert labels["kueue.x-k8s.io/queue-name"] == "team-a-queue"
     assert labels["kai.scheduler/queue"] == "team-a"
     assert labels["priorityClassName"] == labels["kueue.x-k8s.io/priority-class"] == "build"
-    serve = _object(planned("prod"), "llm-serve").inputs["metadata"]
+    serve = _object(planned("prod+run"), "llm-serve").inputs["metadata"]
     assert serve["labels"]["priorityClassName"] == "inference"
     assert serve["namespace"] == "llm-serving"
 
@@ -173,9 +182,12 @@ def test_ray_job_lifecycle_fields(stack: str, workload: str) -> None:
     spec = WORKLOADS[workload]
     resource = _object(_run(stack), workload)
     if spec.kind != "RayJob":
-        # A long-running endpoint: updated in place, never replaced under a new name.
+        # A long-running endpoint keeps its name: its Serve config is updated in place, but a
+        # change to its Ray cluster or its queue labels replaces it, deleting it first, so
+        # Kueue admits the new cluster (KubeRay 1.7 would start a second, unadmitted one).
         assert resource.inputs["metadata"]["name"] == workload
-        assert not resource.replace_on_changes and not resource.delete_before_replace
+        assert resource.replace_on_changes == ("spec.rayClusterConfig", "metadata.labels")
+        assert resource.delete_before_replace is True
         return
     job = resource.inputs["spec"]
     assert job["shutdownAfterJobFinishes"] is True
@@ -218,11 +230,11 @@ def test_gang_sizes() -> None:
         sets = ray.pod_sets(WORKLOADS[workload], settings)
         return sum(s.count for s in sets), sum(s.total_gpus for s in sets)
 
-    assert gang(planned("dev"), "qwen-lora") == (5, 4)  # head + 4 one-GPU workers
+    assert gang(planned("dev+run"), "qwen-lora") == (5, 4)  # head + 4 one-GPU workers
     assert gang(_variant_run(), "qwen-lora") == (3, 2)  # workers: 2
-    assert gang(planned("dev"), "aurora-finetune") == (2, 1)
-    assert gang(planned("prod"), "llm-serve") == (2, 1)
-    head = ray.pod_sets(WORKLOADS["qwen-lora"], _settings(planned("dev"), "qwen-lora")[0])[0]
+    assert gang(planned("dev+run"), "aurora-finetune") == (2, 1)
+    assert gang(planned("prod+run"), "llm-serve") == (2, 1)
+    head = ray.pod_sets(WORKLOADS["qwen-lora"], _settings(planned("dev+run"), "qwen-lora")[0])[0]
     assert (head.cpu_millis, head.memory_bytes, head.gpus) == (2000, 8 * 2**30, 0)
 
 
@@ -298,7 +310,7 @@ def test_payload_code_reaches_every_ray_container_from_the_repository(stack: str
 
 
 def test_the_serve_app_is_rays_build_openai_app_with_the_adapter_from_blob() -> None:
-    result = planned("dev")
+    result = planned("dev+run")
     manifest = _object(result, "llm-serve").inputs
     serve = yaml.safe_load(manifest["spec"]["serveConfigV2"])
     (app,) = serve["applications"]
@@ -344,16 +356,14 @@ def test_vllm_batch_without_the_adapter_is_told_so() -> None:
     def no_lora(config: dict[str, Any]) -> None:
         config[f"{P}workloads"]["vllm-batch"]["loraAdapter"] = False
 
-    import tempfile
-
-    stack = write_stack(Path(tempfile.mkdtemp()), mutated("dev", no_lora))
+    stack = write_stack(Path(tempfile.mkdtemp()), with_runs(mutated("dev", no_lora)))
     job = _object(run_program(stack), "vllm-batch").inputs
     assert shlex.split(job["spec"]["entrypoint"])[-1] == "--no-lora"
 
 
 def test_names_are_stable_and_change_with_the_payload() -> None:
     spec = WORKLOADS["aurora-finetune"]
-    settings, team = _settings(planned("dev"), "aurora-finetune")
+    settings, team = _settings(planned("dev+run"), "aurora-finetune")
     files = payload_files(spec)
 
     def build(files: dict[str, str], **changes: Any) -> dict[str, Any]:
@@ -391,9 +401,11 @@ def test_names_are_stable_and_change_with_the_payload() -> None:
     )
     assert again["metadata"]["name"] == first["metadata"]["name"]
     # A second run of the same stack registers the same names: no spurious replacement.
-    rerun = run_program(aksray.runner.stack_file("dev"), stack="dev")
+    rerun = run_program(
+        write_stack(Path(tempfile.mkdtemp()), with_runs(stack_document("dev"))), stack="dev"
+    )
     assert sorted(r.inputs["metadata"]["name"] for r in _ray_objects(rerun)) == sorted(
-        r.inputs["metadata"]["name"] for r in _ray_objects(planned("dev"))
+        r.inputs["metadata"]["name"] for r in _ray_objects(planned("dev+run"))
     )
 
 
@@ -418,7 +430,7 @@ def test_workloads_wait_for_what_the_platform_says_they_need(
 
 
 def test_every_job_waits_for_its_team_service_account() -> None:
-    result = planned("prod")
+    result = planned("prod+run")
     for workload in WORKLOADS:
         _, team = _settings(result, workload)
         account = one(result, SERVICE_ACCOUNT, f"aksray-teams-{team.name}-ray")
@@ -478,7 +490,7 @@ def test_the_token_goes_through_a_secret_and_never_appears(
 
 
 def test_without_a_token_there_is_no_secret_and_no_reference() -> None:
-    result = planned("dev")
+    result = planned("dev+run")
     assert result.by_type(SECRET) == []
     for resource in _ray_objects(result):
         assert "HF_TOKEN" not in json.dumps(resource.inputs)
@@ -516,3 +528,35 @@ def test_qwen_workers_must_be_positive(tmp_path: Path) -> None:
         config[f"{P}workloads"]["qwen-lora"]["workers"] = 0
 
     assert_rejected(tmp_path, mutated("dev", bad), "workloads.qwen-lora.workers")
+
+
+def test_shipped_stacks_stage_their_jobs_until_a_run_is_set() -> None:
+    """dev and prod create their Blob storage in the same `pulumi up`: a job submitted then
+    would scale GPU nodes only to fail on empty inputs. Enabled RayJobs are planned but not
+    submitted until `workloads.<name>.run` is set; the endpoint is deployed."""
+    for stack in ("dev", "prod"):
+        result = planned(stack)
+        assert [r.name for r in _ray_objects(result)] == ["aksray-workloads-llm-serve"]
+        assert result.by_type(CONFIG_MAP) == []
+        assert result.outputs["stagedJobs"] == ["aurora-finetune", "qwen-lora", "vllm-batch"]
+        assert {w.name for w in result.settings.enabled_workloads} == set(WORKLOADS)
+
+
+def test_a_new_run_label_submits_a_new_job(tmp_path: Path) -> None:
+    first = _object(planned("dev+run"), "qwen-lora").inputs["metadata"]["name"]
+    again = run_program(write_stack(tmp_path, with_runs(stack_document("dev"), run="2")))
+    second = _object(again, "qwen-lora").inputs["metadata"]["name"]
+    assert first.startswith("qwen-lora-") and second.startswith("qwen-lora-")
+    assert first != second
+
+
+def test_run_labels_are_validated(tmp_path: Path) -> None:
+    def bad_run(config: dict[str, Any]) -> None:
+        config[f"{P}workloads"]["qwen-lora"]["run"] = "first run!"
+
+    assert_rejected(tmp_path, mutated("dev", bad_run), "workloads.qwen-lora.run")
+
+    def run_on_service(config: dict[str, Any]) -> None:
+        config[f"{P}workloads"]["llm-serve"]["run"] = "1"
+
+    assert_rejected(tmp_path, mutated("dev", run_on_service), "workloads.llm-serve.run")

@@ -50,8 +50,10 @@ class WorkloadSpec:
     # Payload modules from other folders under workloads/ that this payload imports.
     shared_packages: tuple[str, ...] = ("common",)
     # RayJob: seconds KubeRay keeps the finished job's Ray cluster (logs, dashboard) before
-    # deleting it. The RayJob object itself stays: it is a stack resource.
-    ttl_seconds_after_finished: int = 600
+    # deleting it. Kueue releases the job's quota the moment it finishes, so for this long the
+    # cluster's GPUs are held outside any quota: keep it short (outputs and metrics go to Blob).
+    # The RayJob object itself stays: it is a stack resource.
+    ttl_seconds_after_finished: int = 60
 
     def containers_for(self, *, lora_adapter: bool) -> tuple[str, ...]:
         """Every Blob container the payload touches with this adapter setting."""
