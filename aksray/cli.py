@@ -10,6 +10,7 @@ as one line `error: <config path>: <problem and fix>`; never a Python traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import os
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_PROBLEMS = 1
 EXIT_INTERNAL = 3
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command its reader left
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -112,6 +114,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`aksray plan | head`): stop quietly, as a command ended by
+        # SIGPIPE does, and keep the interpreter from complaining about the unflushed rest.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     except Exception as exc:  # noqa: BLE001 - the CLI's promise: one line, never a traceback
         if os.environ.get("AKSRAY_DEBUG"):
             traceback.print_exc()

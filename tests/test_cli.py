@@ -121,3 +121,18 @@ def test_secret_given_in_plain_text_registers_nothing(tmp_path: Path) -> None:
     document = yaml.safe_load((PROJECT_ROOT / "stacks" / "Pulumi.dev.yaml").read_text())
     document["config"]["aks-ray-platform:huggingfaceToken"] = "hf_plaintext"
     assert_rejected(tmp_path, document, "huggingfaceToken")
+
+
+def test_a_reader_that_goes_away_ends_the_plan_quietly() -> None:
+    process = subprocess.run(
+        f"{sys.executable} -m aksray.cli plan --stack prod | head -n 1",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+        check=False,
+        timeout=120,
+        executable="/bin/bash",
+    )
+    assert process.stdout.startswith("Resources (") and process.stdout.count("\n") == 1
+    assert process.stderr == ""
