@@ -147,7 +147,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "render":
         from aksray.render import write_render
 
-        count, resources_json = write_render(result, args.out)
+        try:
+            count, resources_json = write_render(result, args.out)
+        except OSError as exc:
+            _print_errors(
+                [f"--out {args.out}: cannot write there ({exc.strerror}); name a directory"],
+                sys.stderr,
+            )
+            return EXIT_PROBLEMS
         print(
             f"wrote {count} Kubernetes documents to {args.out / 'kubernetes'} and "
             f"{len(result.resources)} resources to {resources_json}"

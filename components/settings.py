@@ -43,6 +43,8 @@ from manifests.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
 from workloads.catalog import WORKLOADS
 
 PROJECT: Final = "aks-ray-platform"
+# Config namespaces a stack file may use besides the project's: the providers' own settings.
+KNOWN_NAMESPACES: Final = frozenset({"azure-native", "kubernetes", "random", "pulumi"})
 
 ClusterMode = Literal["aks", "existing"]
 GpuDriver = Literal["operator", "aks"]
@@ -649,7 +651,8 @@ def _parse_cluster(raw: _Map | None, problems: list[Problem]) -> ClusterSettings
                 f"minCount {gpu_pool.min_count} is above maxCount {gpu_pool.max_count}; "
                 "raise maxCount or lower minCount (0 keeps idle GPU cost at zero)",
             )
-        pools.append(gpu_pool)
+        if name and name not in RESERVED_POOL_NAMES:
+            pools.append(gpu_pool)  # an invalid name is reported once, not again as a flavor
 
     maintenance_window = _parse_maintenance_window(section, mode)
 
@@ -726,7 +729,7 @@ def _deployer_principal_type(value: str) -> DeployerPrincipalType:
 def _parse_storage(raw: _Map | None, problems: list[Problem]) -> StorageSettings:
     section = raw or _Map({}, "storage", problems, ("enabled", "containers", "protect"))
     containers: list[str] = []
-    if section.has("containers"):
+    if section.has("containers") and isinstance(section.value["containers"], list):
         for path, name in section.items("containers"):
             if not isinstance(name, str) or not _CONTAINER_NAME.match(name):
                 section.problem(
@@ -739,6 +742,9 @@ def _parse_storage(raw: _Map | None, problems: list[Problem]) -> StorageSettings
             else:
                 containers.append(name)
     else:
+        # Not given, or not a list (reported by `items`): the defaults, so the workloads that
+        # need them are not reported a second time.
+        list(section.items("containers"))
         containers = list(DEFAULT_CONTAINERS)
     return StorageSettings(
         enabled=section.boolean("enabled", True),
@@ -815,7 +821,9 @@ def _parse_resources(
                     _join(path, resource),
                     "only a quota can be unlimited; leave a limit out for no limit",
                 )
-            unlimited = set()
+            # Reported once: the amount is not read again as a number.
+            result[str(flavor)] = Resources()
+            continue
         if "gpu" in unlimited:
             gpu = UNLIMITED
         elif entry.has("gpu"):
@@ -863,6 +871,14 @@ def _quantity(
         return None
     if amount < 0 or amount > maximum:
         entry.problem(path, f"{_describe(entry.value[key])} is out of range; {hint}")
+        return None
+    if key == "memory" and 0 < amount < 2**20:
+        # A bare number is bytes: `memory: 32` is 32 bytes, surely a missing unit.
+        entry.problem(
+            path,
+            f"{_describe(entry.value[key])} is {amount} bytes, less than 1Mi: add the unit, "
+            f'e.g. "{entry.value[key]}Gi"',
+        )
         return None
     return amount
 
@@ -916,7 +932,6 @@ def _parse_scheduling(
     departments: list[DepartmentSettings] = []
     team_paths: dict[str, str] = {}
     namespace_paths: dict[str, str] = {}
-    queue_paths: dict[str, str] = {}
     department_paths: dict[str, str] = {}
     for dept_path, dept_value in section.items("departments"):
         dept = section.child(dept_path, dept_value, ("name", "teams"))
@@ -936,7 +951,7 @@ def _parse_scheduling(
         elif dept_name:
             department_paths[dept_name] = _join(dept_path, "name")
         teams: list[TeamSettings] = []
-        if not dept.has("teams"):
+        if not dept.has("teams") or dept.value["teams"] == []:
             dept.problem(
                 _join(dept_path, "teams"), "is required: a department needs one team or more"
             )
@@ -954,12 +969,6 @@ def _parse_scheduling(
                     "namespace",
                     _join(team_path, "namespace") if team_map.has("namespace") else name_path,
                 ),
-                (
-                    team.local_queue,
-                    queue_paths,
-                    "LocalQueue",
-                    _join(team_path, "localQueue") if team_map.has("localQueue") else name_path,
-                ),
             ):
                 if not value:
                     continue
@@ -969,8 +978,8 @@ def _parse_scheduling(
                         f"duplicate {what} {value!r} (also {seen[value]}); "
                         f"every team needs its own {what}",
                     )
-                else:
-                    seen[value] = path
+                    break  # a namespace defaulted from a duplicate name is the same mistake
+                seen[value] = path
             teams.append(team)
         departments.append(DepartmentSettings(name=dept_name, teams=tuple(teams)))
 
@@ -1090,7 +1099,7 @@ def _parse_workloads(
             if not storage.enabled:
                 entry.problem(
                     _join(entry.path, "enabled"),
-                    f"{name} reads and writes Blob ({', '.join(containers)}) but "
+                    f"{name} uses Blob ({', '.join(containers)}) but "
                     f"storage.enabled is false; enable storage or disable this workload"
                     f"{adapter_hint}",
                 )
@@ -1102,17 +1111,25 @@ def _parse_workloads(
                         f"{name} needs the Blob containers {', '.join(missing)}; add "
                         f"them to storage.containers{adapter_hint}",
                     )
-        run = (
-            entry.string(
-                "run",
-                pattern=_RUN,
-                hint="a run label of 1-20 letters, digits, '.', '_' or '-', e.g. 2026-12-01 or 1",
-            )
-            if runs
-            else ""
-        )
+        run = _run_label(entry) if runs else ""
         result.append(WorkloadSettings(name, enabled, team, priority, workers, lora_adapter, run))
     return tuple(result)
+
+
+def _run_label(entry: _Map) -> str:
+    """`run`: a label, as a string or a whole number (`pulumi config set --path ... 1` stores
+    the number 1)."""
+    value = entry.value.get("run")
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        text = str(value)
+        if _RUN.match(text):
+            return text
+    return entry.string(
+        "run",
+        pattern=_RUN,
+        hint="a run label of 1-20 letters, digits, '.', '_' or '-' starting with a letter or "
+        'digit, e.g. 1 or retry-2 (quote a date: "2026-12-01")',
+    )
 
 
 _OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing")
@@ -1226,6 +1243,21 @@ def settings_from_config(
     secret: set[str] = set()
     for full_key in sorted(values):
         if not full_key.startswith(prefix):
+            namespace = full_key.split(":", 1)[0]
+            if namespace not in KNOWN_NAMESPACES:
+                guess = difflib.get_close_matches(namespace, [PROJECT], n=1, cutoff=0.8)
+                suggestion = (
+                    f' (did you mean "{PROJECT}:{full_key.split(":", 1)[-1]}"?)' if guess else ""
+                )
+                problems.append(
+                    Problem(
+                        _printable(full_key),
+                        f"unknown config namespace {namespace!r}{suggestion}: a stack reads "
+                        f"only {PROJECT}: keys and the settings of the providers "
+                        f"({', '.join(sorted(KNOWN_NAMESPACES))}); anything else would be "
+                        "silently ignored",
+                    )
+                )
             continue
         key = full_key[len(prefix) :]
         raw[key] = _decode(key, values[full_key], problems)

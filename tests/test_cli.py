@@ -136,3 +136,13 @@ def test_a_reader_that_goes_away_ends_the_plan_quietly() -> None:
     )
     assert process.stdout.startswith("Resources (") and process.stdout.count("\n") == 1
     assert process.stderr == ""
+
+
+def test_render_into_a_file_is_a_user_error(tmp_path: Path) -> None:
+    target = tmp_path / "not-a-directory"
+    target.write_text("")
+    run = cli("render", "--stack", "local", "--out", target)
+    assert run.code == 1
+    assert run.error_lines == [
+        f"error: --out {target}: cannot write there (Not a directory); name a directory"
+    ]

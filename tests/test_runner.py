@@ -13,7 +13,7 @@ from pulumi.runtime import resource as pulumi_resource
 
 from aksray.mocks import is_placeholder
 from aksray.runner import PROJECT_ROOT, RecordingMonitor, run_program, stack_file
-from aksray.stackfile import load_stack_config
+from aksray.stackfile import StackFileError, load_stack_config
 from tests.harness import STACKS, one, planned, stack_document, write_stack
 
 
@@ -121,3 +121,35 @@ def test_a_run_leaves_the_garbage_collector_and_the_sdk_as_it_found_them() -> No
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def _read(tmp_path: Path, text: str) -> dict[str, str]:
+    stack = tmp_path / "Pulumi.x.yaml"
+    stack.write_text(text)
+    return load_stack_config(stack).values
+
+
+def test_stack_files_are_read_as_the_pulumi_cli_reads_them(tmp_path: Path) -> None:
+    """YAML 1.2's core schema, as the Pulumi CLI: PyYAML's 1.1 defaults would plan a file that
+    `pulumi up` reads differently."""
+    values = _read(
+        tmp_path,
+        "config:\n  p:a: yes\n  p:b: 22:30\n  p:c: +10:00\n  p:d: 2026-12-01\n  p:e: 010\n"
+        "  p:f: true\n  p:g: 1.5\n",
+    )
+    assert values == {
+        "p:a": "yes",  # only true/false are booleans
+        "p:b": "22:30",  # no base-60 numbers
+        "p:c": "+10:00",
+        "p:d": "2026-12-01 00:00:00 +0000 UTC",  # a date, as Go prints it
+        "p:e": "10",  # a leading zero is still decimal
+        "p:f": "true",
+        "p:g": "1.5",
+    }
+
+
+def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(StackFileError) as raised:
+        _read(tmp_path, "config:\n  p:protect: false\n  p:protect: true\n")
+    assert "duplicate key 'p:protect'" in raised.value.message
+    assert "line 3" in raised.value.message

@@ -398,3 +398,52 @@ def test_settings_error_is_a_pulumi_run_error_with_one_line_per_problem() -> Non
         "workloads, operators, huggingfaceToken",
         "location: 'X' is not valid: an Azure region name such as eastus2 or westeurope",
     ]
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path"),
+    [
+        (
+            _set([*TEAM, "borrowingLimit"], {"a100": {"gpu": "unlimited"}}),
+            f"{T}.borrowingLimit.a100.gpu",
+        ),
+        (_set([P + "storage", "containers"], "datasets"), "storage.containers"),
+        (lambda c: _add_team(c, name="team-a"), "scheduling.departments[0].teams[1].name"),
+        (_set([*TEAM, "quota", "cpu", "memory"], 32), f"{T}.quota.cpu.memory"),
+    ],
+    ids=["unlimited-limit", "containers-not-a-list", "duplicate-team", "memory-without-unit"],
+)
+def test_one_mistake_is_one_line(
+    tmp_path: Path, mutate: Callable[[Config], None], path: str
+) -> None:
+    """A mistake is reported once, at its own path: no follow-on errors from defaults that
+    derive from the broken value."""
+    run = assert_rejected(tmp_path, mutated("dev", mutate), path)
+    assert [line.split(": ")[1] for line in run.error_lines] == [path], run.stderr
+
+
+def test_a_memory_number_without_unit_says_which_unit(tmp_path: Path) -> None:
+    run = assert_rejected(
+        tmp_path,
+        mutated("dev", _set([*TEAM, "quota", "cpu", "memory"], 32)),
+        f"{T}.quota.cpu.memory",
+    )
+    assert run.error_lines == [
+        f'error: {T}.quota.cpu.memory: 32 is 32 bytes, less than 1Mi: add the unit, e.g. "32Gi"'
+    ]
+
+
+def test_a_run_label_may_be_a_number() -> None:
+    """`pulumi config set --path 'workloads.qwen-lora.run' 1` stores the number 1."""
+    settings = parse_settings(
+        {
+            "scheduling": {"departments": [{"name": "d", "teams": [{"name": "t"}]}]},
+            "workloads": {"qwen-lora": {"enabled": True, "team": "t", "run": 1}},
+        },
+        stack="runs",
+    )
+    qwen = next(w for w in settings.workloads if w.name == "qwen-lora")
+    assert (qwen.run, qwen.staged) == ("1", False)
+    with pytest.raises(SettingsError) as raised:
+        parse_settings({"workloads": {"qwen-lora": {"run": True}}}, stack="runs")
+    assert [p.path for p in raised.value.problems] == ["workloads.qwen-lora.run"]
