@@ -274,8 +274,8 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
     )
     lines += [
         "",
-        "Workloads (flavor: what Kueue assigns on an empty cluster; staged: planned, not yet "
-        "submitted until workloads.<name>.run is set):",
+        "Workloads (flavor: what Kueue assigns on an empty cluster; staged: planned and "
+        "checked, submitted once workloads.<name>.run is set):",
     ]
     rows: list[tuple[object, ...]] = []
     for w in data["workloads"]:

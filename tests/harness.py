@@ -31,11 +31,13 @@ RUNNING = "+run"  # suffix: the stack with every staged RayJob given a `run`, i.
 
 
 def with_runs(document: dict[str, Any], run: str = "1") -> dict[str, Any]:
-    """A stack document whose enabled RayJobs all have a `run` (the shipped stacks stage them)."""
+    """The stack with everything it configures started: every workload enabled and every
+    RayJob given a `run` (the shipped stacks stage their jobs; dev keeps its endpoint off)."""
     from workloads.catalog import WORKLOADS
 
     for name, entry in (document["config"].get(P + "workloads") or {}).items():
-        if entry.get("enabled") and WORKLOADS[name].kind == "RayJob":
+        entry["enabled"] = True
+        if WORKLOADS[name].kind == "RayJob":
             entry.setdefault("run", run)
     return document
 

@@ -340,7 +340,7 @@ def _with_kai_quota(subject: Plan, queue: str, resource: str, quota: int) -> Pla
 def test_non_preemptible_work_beyond_the_department_kai_quota() -> None:
     # The department queue is the sum of its teams' by construction (manifests/kai.py); the
     # check reads the registered queues, so a smaller parent is caught at that level too.
-    doctored = _with_kai_quota(plan(planned("dev")), "research", "gpu", 0)
+    doctored = _with_kai_quota(plan(planned("dev+run")), "research", "gpu", 0)
     findings = only(check_kai_quota, doctored)
     assert paths(findings.errors) == ["scheduling.departments[0]"]
     assert "its parent KAI queue research" in findings.errors[0].message
@@ -417,7 +417,7 @@ def test_a_workload_kind_whose_kueue_integration_is_off() -> None:
         manager["controllerManagerConfigYaml"] = yaml.safe_dump(config)
         return inputs
 
-    doctored = _replaced(planned("dev"), _release("kueue"), without_rayservice)
+    doctored = _replaced(planned("dev+run"), _release("kueue"), without_rayservice)
     assert registered(doctored).kueue_frameworks == ("ray.io/rayjob",)
     findings = only(check_kueue_integrations, doctored)
     assert paths(findings.errors) == ["workloads.llm-serve.enabled"]  # the one RayService
@@ -597,11 +597,11 @@ def test_dev_workloads() -> None:
             ],
         }
 
+    # dev ships its endpoint off: only the three (staged) jobs are planned.
     assert _dev_summary()["workloads"] == [
         workload("aurora-finetune", "RayJob", "train", 50, 1),
         workload("qwen-lora", "RayJob", "train", 50, 4),
         workload("vllm-batch", "RayJob", "train", 50, 1),
-        workload("llm-serve", "RayService", "inference", 125, 1),
     ]
 
 
@@ -610,7 +610,7 @@ def test_summary_text_shows_the_same_numbers() -> None:
     assert "a100  Standard_NC24ads_A100_v4  A100 80GB PCIe  1          0..5   no    5" in text
     assert "team-a  research  a100    5            118300m      1100650Mi" in text
     assert "team-a  research  5 / 126300 / 1188475  -1 / -1 / -1  1" in text
-    assert "qwen-lora        staged    team-a  RayJob      train 50       5 / 4" in text
+    assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4" in text
     assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per Standard_NC24ads" in text
 
 
@@ -632,10 +632,9 @@ def test_dev_critical_path() -> None:
         "aksray-operators-kueue",  # Kueue's release waits for KubeRay's CRDs
         "aksray-queues-flavor-cpu",
         "aksray-queues-cq-team-a",
-        "aksray-queues-lq-team-a",
-        "aksray-workloads-llm-serve",
+        "aksray-queues-lq-team-a",  # dev's jobs are staged and its endpoint off: no Ray object
     ]
-    assert path.estimated_seconds == 5 + 480 + 240 + 1 + 2 + 120 + 120 + 4 * 2
+    assert path.estimated_seconds == 5 + 480 + 240 + 1 + 2 + 120 + 120 + 3 * 2
     types = {r.type for r in path.resources}
     assert "azure-native:containerservice:ManagedCluster" in types
     assert "kubernetes:helm.sh/v3:Release" in types
@@ -771,7 +770,7 @@ def test_json_carries_the_summary_and_the_checks(tmp_path: Path) -> None:
     document = json.loads(run.stdout)
     assert document["summary"] == json.loads(json.dumps(_dev_summary()))
     assert document["checks"] == {"errors": [], "warnings": []}
-    assert document["summary"]["criticalPath"]["estimatedSeconds"] == 976
+    assert document["summary"]["criticalPath"]["estimatedSeconds"] == 974
 
     bad = minimal()
     teams(bad)[0]["quota"]["a100"]["gpu"] = 3
