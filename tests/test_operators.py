@@ -47,7 +47,7 @@ P = "aks-ray-platform:"
 CPU_POOL_SELECTOR = {"kubernetes.azure.com/agentpool": "cpu"}
 
 # (resource name, release, chart as registered, version, repository option, namespace), spelt
-# out here rather than read from manifests/versions.py: this is the pin the issue asks for.
+# out here rather than read from manifests/versions.py: these are the pins the platform promises.
 PINS = [
     (
         "aksray-operators-gpu-operator",
