@@ -333,7 +333,7 @@ def run_program(
 
 def _run(result: RunResult, config: StackConfig, stack: str) -> None:
     # Imported here: components import pulumi-azure-native etc., and the CLI's --help need not.
-    from components.settings import SettingsError, settings_from_config
+    from components.settings import Settings, SettingsError
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
@@ -341,12 +341,14 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
     logger = logging.getLogger(f"aksray.program.{id(collector)}")
     logger.propagate = False
     logger.addHandler(collector)
-    monitor = RecordingMonitor(PlatformMocks())
+    mocks = PlatformMocks()
+    monitor = RecordingMonitor(mocks)
+    program_globals: dict[str, Any] = {}
     try:
         runtime_settings.reset_options(project=PROJECT, stack=stack, preview=False)
         set_all_config(dict(config.values), list(config.secret_keys))
         pulumi_mocks.set_mocks(
-            PlatformMocks(),
+            mocks,
             project=PROJECT,
             stack=stack,
             preview=False,
@@ -355,7 +357,7 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
         )
 
         def program() -> None:
-            runpy.run_path(str(PROGRAM), run_name="__main__")
+            program_globals.update(runpy.run_path(str(PROGRAM), run_name="__main__"))
 
         try:
             loop.run_until_complete(run_pulumi_func(program))
@@ -363,7 +365,11 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
             result.problems = exc.problems
         else:
             result.outputs = loop.run_until_complete(_resolve_exports())
-            result.settings = settings_from_config(config.values, config.secret_keys, stack=stack)
+            # The very settings the program built its resources from, for the planner.
+            settings = program_globals.get("settings")
+            if not isinstance(settings, Settings):
+                raise TypeError("__main__.py must bind its validated Settings to `settings`")
+            result.settings = settings
     finally:
         set_all_config({}, [])
         runtime_settings.reset_options()
