@@ -11,6 +11,7 @@ from components.queues import SchedulingQueues
 from components.settings import Settings
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
+from manifests.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
 
 
 class Platform(pulumi.ComponentResource):
@@ -67,8 +68,9 @@ class Platform(pulumi.ComponentResource):
             settings,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
-            kueue=self.operators.kueue,
-            kai=self.operators.kai,
+            # The releases that install the Kueue and KAI CRDs (None when not installed).
+            kueue=self.operators.release_for(KUEUE_API_VERSION),
+            kai=self.operators.release_for(KAI_API_VERSION),
             opts=pulumi.ResourceOptions(parent=self),
         )
         # A RayJob created before Kueue's webhook serves starts unsuspended and bypasses quota:
@@ -81,7 +83,11 @@ class Platform(pulumi.ComponentResource):
             namespaces=self.namespaces,
             storage_account=self.storage.account_name if self.storage else None,
             queues=self.queues,
-            ready=[r for r in (self.operators.kueue, self.operators.kuberay) if r is not None],
+            ready=[
+                r
+                for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))
+                if r is not None
+            ],
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})

@@ -116,10 +116,6 @@ class GpuPool:
     def gpus_per_node(self) -> int:
         return VM_SIZES[self.vm_size].gpus
 
-    @property
-    def max_gpus(self) -> int:
-        return self.gpus_per_node * self.max_count
-
 
 @dataclass(frozen=True)
 class MaintenanceWindow:

@@ -93,11 +93,6 @@ def download_prefix(
     return files
 
 
-def download_text(client: ContainerClient, name: str) -> str:
-    data: bytes = client.download_blob(blob_path(name)).readall()
-    return data.decode("utf-8")
-
-
 def upload_directory(client: ContainerClient, source: Path, prefix: str) -> list[str]:
     """Upload every file below `source` to `prefix/<relative path>`; returns the blob names."""
     names: list[str] = []
