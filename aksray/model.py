@@ -24,6 +24,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
+from catalog.pools import CPU_POOL_NAME
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
 from manifests import ray
 from manifests.admission import (
     FlavorResource,
@@ -36,9 +39,6 @@ from manifests.admission import (
 )
 from manifests.capacity import node_allocatable
 from manifests.helm_values import KUEUE_FRAMEWORKS
-from manifests.pools import CPU_POOL_NAME
-from manifests.priorities import PRIORITY_CLASSES
-from manifests.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
@@ -83,7 +83,7 @@ def _kueue_frameworks(values: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _kai_priority_classes(values: Mapping[str, Any]) -> frozenset[str]:
-    # The chart creates its default PriorityClasses (manifests/priorities.py) only when asked.
+    # The chart creates its default PriorityClasses (catalog/priorities.py) only when asked.
     enabled = (values.get("defaultPriorityClasses") or {}).get("enabled")
     return frozenset(PRIORITY_CLASSES) if enabled is True else frozenset()
 

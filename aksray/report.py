@@ -13,12 +13,12 @@ from typing import Any, Final
 
 from aksray.graph import CriticalPath, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan, pool_vm_size
-from manifests.capacity import GPU_RESOURCE, RESOURCES, node_allocatable
+from catalog.pools import CPU_POOL_NAME
+from catalog.priorities import PRIORITY_CLASSES, is_non_preemptible
+from catalog.quantities import GPU_RESOURCE, RESOURCES, format_cpu, format_memory
+from catalog.vm_sizes import VM_SIZES
+from manifests.capacity import node_allocatable
 from manifests.kai import KAI_RESOURCES
-from manifests.pools import CPU_POOL_NAME
-from manifests.priorities import PRIORITY_CLASSES, is_non_preemptible
-from manifests.quantity import format_cpu, format_memory
-from manifests.vm_sizes import VM_SIZES
 
 NONE: Final = "-"
 _KEYS: Final = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}

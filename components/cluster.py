@@ -19,6 +19,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import authorization, containerservice, resources
 
+from catalog.pools import CPU_POOL_NAME
 from components.settings import ClusterSettings
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
@@ -33,7 +34,6 @@ from manifests.aks import (
     system_pool_profile,
 )
 from manifests.identity import role_definition_id
-from manifests.pools import CPU_POOL_NAME
 
 
 class AksCluster(pulumi.ComponentResource):

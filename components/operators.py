@@ -29,6 +29,14 @@ from typing import Any, Final
 import pulumi
 import pulumi_kubernetes as k8s
 
+from catalog.versions import (
+    GPU_OPERATOR,
+    KAI_SCHEDULER,
+    KUBERAY_OPERATOR,
+    KUEUE,
+    HelmChart,
+    chart_for_api_version,
+)
 from components.k8s_objects import create_object
 from components.settings import Settings
 from manifests.helm_values import (
@@ -38,14 +46,6 @@ from manifests.helm_values import (
     kueue_values,
 )
 from manifests.namespaces import operator_namespace
-from manifests.versions import (
-    GPU_OPERATOR,
-    KAI_SCHEDULER,
-    KUBERAY_OPERATOR,
-    KUEUE,
-    HelmChart,
-    chart_for_api_version,
-)
 
 # Helm's wait on a cold CPU pool (node scale-up, image pulls, install hooks) can exceed the
 # provider's 300 s default.

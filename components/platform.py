@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pulumi
 
+from catalog.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
 from components.cluster import AksCluster
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
@@ -11,7 +12,6 @@ from components.queues import SchedulingQueues
 from components.settings import Settings
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
-from manifests.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
 
 
 class Platform(pulumi.ComponentResource):

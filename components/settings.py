@@ -22,24 +22,26 @@ from typing import Any, Final, Literal
 import pulumi
 from pulumi.runtime import config as runtime_config
 
-from manifests.aks import (
+from catalog.azure import (
+    AKS_POOL_NAME_PATTERN,
+    BLOB_CONTAINER_NAME_PATTERN,
     MAX_MAINTENANCE_HOURS,
     MAX_MAINTENANCE_INTERVAL_WEEKS,
+    MAX_POOL_NODES,
     MAX_STACK_NAME_LENGTH,
     MIN_MAINTENANCE_HOURS,
     STACK_NAME_PATTERN,
     WEEK_DAYS,
 )
-from manifests.capacity import UNLIMITED
-from manifests.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
-from manifests.priorities import PRIORITY_CLASSES
-from manifests.quantity import QuantityError, parse_cpu_millis, parse_memory_bytes
-from manifests.versions import (
+from catalog.pools import CPU_POOL_NAME, RESERVED_POOL_NAMES
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.quantities import UNLIMITED, QuantityError, parse_cpu_millis, parse_memory_bytes
+from catalog.versions import (
     CHARTS,
     KAI_RESOURCE_RESERVATION_NAMESPACE,
     KAI_SCALE_ADJUST_NAMESPACE,
 )
-from manifests.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
+from catalog.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
 from workloads.catalog import WORKLOADS
 
 PROJECT: Final = "aks-ray-platform"
@@ -68,16 +70,11 @@ RESERVED_NAMESPACES: Final = frozenset(
 )
 DEFAULT_CONTAINERS: Final = ("datasets", "checkpoints", "models")
 # Sanity bounds: a number past these is a typo, not a plan.
-MAX_POOL_NODES: Final = 1000  # AKS: at most 1000 nodes per node pool
 MAX_GPUS: Final = 100_000
 MAX_CPU_MILLIS: Final = 10_000_000 * 1000
 MAX_MEMORY_BYTES: Final = 2**60  # 1 EiB
 
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
-# AKS: Linux agent pool names are 1-12 lowercase alphanumerics starting with a letter.
-_AKS_POOL_NAME = re.compile(r"^[a-z][a-z0-9]{0,11}$")
-# Azure Blob: 3-63 chars, lowercase letters, digits and single hyphens, alphanumeric at the ends.
-_CONTAINER_NAME = re.compile(r"^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$")
 _K8S_VERSION = re.compile(r"^1\.[0-9]{2}(\.[0-9]+)?$")
 _RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*$")
@@ -623,7 +620,7 @@ def _parse_cluster(raw: _Map | None, problems: list[Problem]) -> ClusterSettings
         name = pool.string(
             "name",
             required=True,
-            pattern=_AKS_POOL_NAME,
+            pattern=AKS_POOL_NAME_PATTERN,
             hint="AKS pool names are 1-12 lowercase letters and digits, starting with a letter",
         )
         if name in RESERVED_POOL_NAMES:
@@ -727,7 +724,7 @@ def _parse_storage(raw: _Map | None, problems: list[Problem]) -> StorageSettings
     containers: list[str] = []
     if section.has("containers") and isinstance(section.value["containers"], list):
         for path, name in section.items("containers"):
-            if not isinstance(name, str) or not _CONTAINER_NAME.match(name):
+            if not isinstance(name, str) or not BLOB_CONTAINER_NAME_PATTERN.match(name):
                 section.problem(
                     path,
                     f"{_describe(name)} is not a Blob container name: 3-63 "

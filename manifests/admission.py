@@ -25,8 +25,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from manifests.capacity import GPU_RESOURCE
-from manifests.quantity import parse_cpu_millis, parse_memory_bytes
+from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
 
 # Amounts are integers in canonical units: cpu in millicores, memory in bytes, others in units.
 Requests = Mapping[str, int]

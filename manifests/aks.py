@@ -4,7 +4,7 @@ Every key is an argument name of the pinned SDK (`containerservice.ManagedCluste
 API version 2025-09-01); nested values are the SDK's `...ArgsDict` shapes. Nothing here imports
 Pulumi, so the choices below are tested as plain data.
 
-Taints come from manifests/pools.py, so the Kueue flavors tolerate exactly these nodes. No
+Taints come from catalog/pools.py, so the Kueue flavors tolerate exactly these nodes. No
 node labels are declared: AKS itself labels each node with its pool name
 (`kubernetes.azure.com/agentpool`, a reserved prefix a pool may not set), and the flavors select
 on that label.
@@ -12,11 +12,10 @@ on that label.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from manifests.pools import (
+from catalog.pools import (
     CPU_POOL_NAME,
     CRITICAL_ADDONS_TAINT,
     SYSTEM_POOL_NAME,
@@ -25,12 +24,6 @@ from manifests.pools import (
 )
 
 GpuDriverMode = Literal["operator", "aks"]
-
-# Azure names of an `aks` stack derive from the stack name, so the stack name is held to what
-# every one of them accepts (see `aks_names` and `manifests/storage.py`); settings.py reports a
-# stack name outside this rule before anything is created.
-MAX_STACK_NAME_LENGTH: Final = 40
-STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
 
 # Fields of the ManagedCluster that AKS owns once the cluster exists (Pulumi `ignore_changes`,
 # engine property names). The inline system pool is the only pool the stack declares in
@@ -61,13 +54,6 @@ MAINTENANCE_SCHEDULES: Final = {
     AUTO_UPGRADE_SCHEDULE: "auto-upgrade",
     NODE_OS_UPGRADE_SCHEDULE: "node-os-upgrade",
 }
-WEEK_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
-# Azure's bounds: a window lasts 4 to 24 hours (AKS asks for at least 4 with auto-upgrade) and a
-# weekly schedule repeats every 1 to 4 weeks. A new node image ships weekly, so AKS recommends a
-# weekly node OS window with the NodeImage channel.
-MIN_MAINTENANCE_HOURS: Final = 4
-MAX_MAINTENANCE_HOURS: Final = 24
-MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
 
 # Built-in role "Azure Kubernetes Service RBAC Cluster Admin": every Kubernetes API action on the
 # cluster, granted through Azure RBAC (the cluster has no Kubernetes-native admin credential).
@@ -85,7 +71,7 @@ class AksNames:
 
 
 def aks_names(stack: str) -> AksNames:
-    """Names within Azure's limits for every stack name `STACK_NAME_PATTERN` accepts.
+    """Names within Azure's limits for every stack name `catalog.azure.STACK_NAME_PATTERN` accepts.
 
     Limits (Azure naming rules): resource group 1-90, managed cluster 1-63, DNS prefix 1-54
     characters. The node resource group is named explicitly: AKS's default
@@ -270,7 +256,7 @@ def gpu_pool_args(
     }
     if spot:
         # AKS adds the taint kubernetes.azure.com/scalesetpriority=spot:NoSchedule by itself
-        # (manifests/pools.py SPOT_TAINT; the flavors tolerate it).
+        # (catalog/pools.py SPOT_TAINT; the flavors tolerate it).
         args.update(
             scale_set_priority="Spot",
             scale_set_eviction_policy="Delete",  # evicted nodes go away; nothing keeps billing

@@ -28,18 +28,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
-from manifests.pools import CPU_POOL_NAME
-from manifests.vm_sizes import VM_SIZES
+from catalog.pools import CPU_POOL_NAME
+from catalog.quantities import GPU_RESOURCE, RESOURCES, UNLIMITED
+from catalog.vm_sizes import VM_SIZES
 
 if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
     from components.settings import ClusterSettings, Resources, Settings, TeamSettings
-
-# A quota amount written as `unlimited` in the stack file (KAI's own spelling of unlimited).
-UNLIMITED: Final = -1
-
-GPU_RESOURCE: Final = "nvidia.com/gpu"
-# The resources every flavor covers, in the order each flavor lists them.
-RESOURCES: Final = ("cpu", "memory", GPU_RESOURCE)
 
 MAX_PODS_PER_NODE: Final = 250
 MIB: Final = 1024**2

@@ -14,14 +14,14 @@ from typing import Any, Final
 
 import yaml
 
-from manifests.pools import (
+from catalog.pools import (
     CPU_POOL_NAME,
     GPU_TAINT,
     SPOT_TAINT,
     pool_node_labels,
     tolerations_for,
 )
-from manifests.versions import (
+from catalog.versions import (
     KAI_IMAGE_TAG,
     KAI_REGISTRY,
     KUBERAY_OPERATOR_IMAGE,
@@ -214,7 +214,7 @@ def kai_scheduler_values(gpu_driver: str, *, gpu_sharing: bool) -> dict[str, Any
         },
         # Pods that share a GPU run with the runtime class the GPU Operator created.
         "admission": {"gpuFractionRuntimeClassName": RUNTIME_CLASS_BY_DRIVER[gpu_driver]},
-        # train 50, build-preemptible 75, build 100, inference 125 (manifests/priorities.py).
+        # train 50, build-preemptible 75, build 100, inference 125 (catalog/priorities.py).
         "defaultPriorityClasses": {"enabled": True},
         "defaultQueue": {"createDefaultQueue": False},
     }

@@ -18,23 +18,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from manifests.capacity import (
-    GPU_RESOURCE,
-    UNLIMITED,
-    effective_limit,
-    effective_quota,
-    unlimited_resources,
-)
+from catalog.quantities import GPU_RESOURCE, UNLIMITED
+from catalog.versions import KAI_API_VERSION
+from manifests.capacity import effective_limit, effective_quota, unlimited_resources
 from manifests.kueue import team_flavors
 from manifests.namespaces import MANAGED_BY
-from manifests.versions import KAI_API_VERSION
 
 if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
     from components.settings import DepartmentSettings, Settings, TeamSettings
 
 # The label that puts a RayJob / RayService / RayCluster into a KAI leaf queue.
 KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
-# The label that gives a Ray resource its KAI priority class (one of manifests/priorities).
+# The label that gives a Ray resource its KAI priority class (one of catalog/priorities.py).
 KAI_PRIORITY_LABEL: Final = "priorityClassName"
 MEGABYTE: Final = 10**6
 

@@ -1,7 +1,7 @@
 """Kueue objects from the organisation tree: flavors, cohorts, cluster and local queues, priorities.
 
 - One ResourceFlavor per pool (`cpu` and one per GPU pool): node labels that select exactly that
-  pool, tolerations for exactly that pool's taints (manifests/pools.py).
+  pool, tolerations for exactly that pool's taints (catalog/pools.py).
 - One Cohort per department; one ClusterQueue per team in its department's cohort, admitting only
   the team's namespace; one LocalQueue per team in its namespace.
 - WorkloadPriorityClasses with KAI's priority class names and values.
@@ -22,21 +22,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from manifests.capacity import (
-    RESOURCES,
-    effective_limit,
-    effective_quota,
-)
-from manifests.namespaces import MANAGED_BY
-from manifests.pools import (
+from catalog.pools import (
     CPU_POOL_NAME,
     gpu_pool_node_taints,
     pool_node_labels,
     tolerations_for,
 )
-from manifests.priorities import PRIORITY_CLASSES
-from manifests.quantity import format_cpu, format_memory
-from manifests.versions import KUEUE_API_VERSION
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.quantities import RESOURCES, format_cpu, format_memory
+from catalog.versions import KUEUE_API_VERSION
+from manifests.capacity import effective_limit, effective_quota
+from manifests.namespaces import MANAGED_BY
 
 if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
     from components.settings import ClusterSettings, Settings, TeamSettings

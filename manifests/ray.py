@@ -38,14 +38,13 @@ from typing import Any, Final, Protocol
 
 import yaml
 
+from catalog.pools import CPU_POOL_NAME, pool_node_labels
+from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
+from catalog.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
 from manifests.admission import PodSet
-from manifests.capacity import GPU_RESOURCE
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
 from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from manifests.namespaces import MANAGED_BY, RAY_SERVICE_ACCOUNT
-from manifests.pools import CPU_POOL_NAME, pool_node_labels
-from manifests.quantity import parse_cpu_millis, parse_memory_bytes
-from manifests.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
 from workloads.spec import (
     ADAPTER_CONTAINER,
     ADAPTER_PREFIX,
@@ -77,7 +76,7 @@ MAX_NAME_LENGTH: Final = 47  # KubeRay: RayJob/RayService names leave room for t
 DIGEST_LENGTH: Final = 10
 
 _HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", 8265), ("client", 10001))
-# The head runs on the CPU pool: the `cpu` flavor's own node labels (manifests/pools.py).
+# The head runs on the CPU pool: the `cpu` flavor's own node labels (catalog/pools.py).
 HEAD_NODE_SELECTOR: Final = pool_node_labels(CPU_POOL_NAME)
 
 

@@ -12,18 +12,17 @@ from hypothesis import strategies as st
 
 from aksray.mocks import placeholder
 from aksray.runner import RecordedResource, RunResult, run_program
+from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
+from catalog.pools import GPU_TAINT, gpu_pool_node_taints, taint_string
 from components.settings import SettingsError, parse_settings
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
-    MAX_STACK_NAME_LENGTH,
-    STACK_NAME_PATTERN,
     aks_names,
     gpu_pool_args,
     maintenance_configuration_args,
     pool_ignored_fields,
 )
 from manifests.identity import team_identities
-from manifests.pools import GPU_TAINT, gpu_pool_node_taints, taint_string
 from manifests.storage import ACCOUNT_SUFFIX_LENGTH, account_name_prefix, data_resource_group_name
 from tests.harness import (
     P,
@@ -168,7 +167,7 @@ def test_gpu_pool_shapes(
 def test_gpu_pool_taints_are_the_ones_flavors_tolerate(
     stack: str, name: str, vm_size: str, low: int, high: int, spot: bool
 ) -> None:
-    """Declared taints plus the one AKS adds to spot pools = what manifests/pools.py promises."""
+    """Declared taints plus the one AKS adds to spot pools = what catalog/pools.py promises."""
     declared = _pool(planned(stack), name).inputs["nodeTaints"]
     added_by_aks = ["kubernetes.azure.com/scalesetpriority=spot:NoSchedule"] if spot else []
     promised = [taint_string(t) for t in gpu_pool_node_taints(spot)]

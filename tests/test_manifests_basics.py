@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from manifests.aks import gpu_pool_args
-from manifests.pools import gpu_pool_node_taints, tolerations_for
-from manifests.quantity import (
+from catalog.pools import gpu_pool_node_taints, tolerations_for
+from catalog.quantities import (
     QuantityError,
     format_cpu,
     format_memory,
     parse_cpu_millis,
     parse_memory_bytes,
 )
-from manifests.vm_sizes import VM_SIZES
+from catalog.vm_sizes import VM_SIZES
+from manifests.aks import gpu_pool_args
 
 
 @pytest.mark.parametrize(

@@ -12,15 +12,9 @@ import yaml
 
 from aksray.render import write_render
 from aksray.runner import RecordedResource, RunResult, run_program
-from manifests.helm_values import (
-    gpu_operator_values,
-    kai_scheduler_values,
-    kuberay_operator_values,
-    kueue_values,
-)
-from manifests.pools import CRITICAL_ADDONS_TAINT, gpu_pool_node_taints
-from manifests.priorities import PRIORITY_CLASSES
-from manifests.versions import (
+from catalog.pools import CRITICAL_ADDONS_TAINT, gpu_pool_node_taints
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.versions import (
     KAI_API_VERSION,
     KAI_SCHEDULER,
     KUBERAY_OPERATOR,
@@ -28,6 +22,12 @@ from manifests.versions import (
     KUEUE_API_VERSION,
     RAY_API_VERSION,
     chart_for_api_version,
+)
+from manifests.helm_values import (
+    gpu_operator_values,
+    kai_scheduler_values,
+    kuberay_operator_values,
+    kueue_values,
 )
 from tests.chart_values import chart_defaults, unknown_value_paths
 from tests.harness import (
@@ -47,7 +47,7 @@ P = "aks-ray-platform:"
 CPU_POOL_SELECTOR = {"kubernetes.azure.com/agentpool": "cpu"}
 
 # (resource name, release, chart as registered, version, repository option, namespace), spelt
-# out here rather than read from manifests/versions.py: these are the pins the platform promises.
+# out here rather than read from catalog/versions.py: these are the pins the platform promises.
 PINS = [
     (
         "aksray-operators-gpu-operator",

@@ -133,7 +133,7 @@ def test_llamafactory_reads_the_staged_dataset_info(
 def test_ray_version_matches_the_image() -> None:
     import ray as ray_lib
 
-    from manifests.versions import RAY_IMAGE, RAY_VERSION
+    from catalog.versions import RAY_IMAGE, RAY_VERSION
 
     assert ray_lib.__version__ == RAY_VERSION
     assert f":{RAY_VERSION}-" in RAY_IMAGE

@@ -18,9 +18,9 @@ import yaml
 import aksray.runner
 from aksray.render import write_render
 from aksray.runner import RecordedResource, RunResult, run_program
+from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests import ray
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
-from manifests.versions import RAY_IMAGE, RAY_VERSION
 from tests.crd_conformance import validate_object
 from tests.harness import (
     assert_rejected,

@@ -1,7 +1,7 @@
-"""Kubernetes resource quantities: parse what users write, format what controllers read.
+"""Kubernetes resources and quantities: their names, and how amounts are written and read.
 
-Only the forms a quota needs: plain integers, decimal SI suffixes (k, M, G, T, P, E), binary
-suffixes (Ki, Mi, Gi, Ti, Pi, Ei) and the milli suffix `m` for CPU.
+Parsing and formatting cover only the forms a quota needs: plain integers, decimal SI suffixes
+(k, M, G, T, P, E), binary suffixes (Ki, Mi, Gi, Ti, Pi, Ei) and the milli suffix `m` for CPU.
 """
 
 from __future__ import annotations
@@ -9,6 +9,13 @@ from __future__ import annotations
 import re
 from decimal import Decimal, InvalidOperation
 from typing import Final
+
+# A quota amount written as `unlimited` in the stack file (KAI's own spelling of unlimited).
+UNLIMITED: Final = -1
+
+GPU_RESOURCE: Final = "nvidia.com/gpu"
+# The resources every flavor covers, in the order each flavor lists them.
+RESOURCES: Final = ("cpu", "memory", GPU_RESOURCE)
 
 _BINARY: Final[dict[str, int]] = {
     "Ki": 1024,

@@ -1,0 +1,31 @@
+"""Azure's limits that the stack file is held to before anything is created.
+
+The settings validation reports a value outside them at its config path; the builders in
+manifests/ rely on them to derive names and schedules Azure accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+# Azure names of an `aks` stack derive from the stack name (manifests/aks.py `aks_names`,
+# manifests/storage.py), so the stack name is held to what every one of them accepts.
+MAX_STACK_NAME_LENGTH: Final = 40
+STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+
+# AKS: Linux agent pool names are 1-12 lowercase alphanumerics starting with a letter.
+AKS_POOL_NAME_PATTERN: Final = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+# AKS: at most 1000 nodes per node pool.
+MAX_POOL_NODES: Final = 1000
+
+# Azure Blob: 3-63 chars, lowercase letters, digits and single hyphens, alphanumeric at the ends.
+BLOB_CONTAINER_NAME_PATTERN: Final = re.compile(r"^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$")
+
+# Planned maintenance: a window lasts 4 to 24 hours (AKS asks for at least 4 with auto-upgrade)
+# and a weekly schedule repeats every 1 to 4 weeks. A new node image ships weekly, so AKS
+# recommends a weekly node OS window with the NodeImage channel.
+WEEK_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+MIN_MAINTENANCE_HOURS: Final = 4
+MAX_MAINTENANCE_HOURS: Final = 24
+MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
