@@ -3,7 +3,7 @@
 import pulumi
 
 from components.platform import Platform
-from components.settings import load_settings
+from settings.load import load_settings
 
 settings = load_settings()  # validates everything before the first resource exists
 platform = Platform("aksray", settings)

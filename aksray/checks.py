@@ -41,11 +41,12 @@ from catalog.pools import CPU_POOL_NAME
 from catalog.priorities import NON_PREEMPTIBLE_MIN_PRIORITY, PRIORITY_CLASSES
 from catalog.quantities import GPU_RESOURCE, RESOURCES, UNLIMITED, format_memory
 from catalog.vm_sizes import VM_SIZES
-from components.settings import Problem, Settings, TeamSettings, workload_path
 from manifests.admission import cohort_borrowable, labels_allow, parse_amount
 from manifests.capacity import Amounts, effective_quota, node_allocatable, pool_capacity
 from manifests.helm_values import KUEUE_FRAMEWORK_BY_KIND
 from manifests.kai import KAI_RESOURCES, kai_units
+from settings.errors import Problem
+from settings.model import Settings, TeamSettings, workload_path
 
 MAX_LISTED: Final = 5  # teams named in one message before "and N more"
 _SHORT_NAMES: Final = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}

@@ -44,7 +44,7 @@ from workloads.spec import WorkloadSpec
 
 if TYPE_CHECKING:
     from aksray.runner import RecordedResource, RunResult
-    from components.settings import ClusterSettings, Settings, TeamSettings, WorkloadSettings
+    from settings.model import ClusterSettings, Settings, TeamSettings, WorkloadSettings
 
 HELM_RELEASE: Final = "kubernetes:helm.sh/v3:Release"
 CLUSTER_QUEUE: Final = f"kubernetes:{KUEUE_API_VERSION}:ClusterQueue"

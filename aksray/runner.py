@@ -31,6 +31,8 @@ from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
 from aksray.mocks import PlatformMocks, placeholder
 from aksray.stackfile import PROJECT, SECRET_STAND_IN, StackConfig, load_stack_config
+from settings.errors import Problem, SettingsError
+from settings.model import Settings
 
 PROJECT_ROOT: Final = Path(__file__).resolve().parent.parent
 PROGRAM: Final = PROJECT_ROOT / "__main__.py"
@@ -90,9 +92,9 @@ class RunResult:
     config_file: Path
     resources: list[RecordedResource] = field(default_factory=list)
     outputs: dict[str, Any] = field(default_factory=dict)
-    problems: tuple[Any, ...] = ()  # components.settings.Problem, when the config is invalid
+    problems: tuple[Problem, ...] = ()  # when the config is invalid
     warnings: list[str] = field(default_factory=list)
-    settings: Any = None  # components.settings.Settings of a valid run, for the planner
+    settings: Any = None  # the Settings of a valid run, for the planner
     _by_urn: tuple[list[RecordedResource], dict[str, RecordedResource]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -332,9 +334,6 @@ def run_program(
 
 
 def _run(result: RunResult, config: StackConfig, stack: str) -> None:
-    # Imported here: components import pulumi-azure-native etc., and the CLI's --help need not.
-    from components.settings import Settings, SettingsError
-
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     collector = _WarningCollector()

@@ -20,7 +20,6 @@ import pulumi_kubernetes as k8s
 from pulumi_azure_native import authorization, containerservice, resources
 
 from catalog.pools import CPU_POOL_NAME
-from components.settings import ClusterSettings
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
     MAINTENANCE_SCHEDULES,
@@ -34,6 +33,7 @@ from manifests.aks import (
     system_pool_profile,
 )
 from manifests.identity import role_definition_id
+from settings.model import ClusterSettings
 
 
 class AksCluster(pulumi.ComponentResource):

@@ -8,13 +8,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.k8s_objects import create_object
-from components.settings import TeamSettings
 from manifests.namespaces import (
     CLIENT_ID_ANNOTATION,
     TENANT_ID_ANNOTATION,
     team_namespace,
     team_service_account,
 )
+from settings.model import TeamSettings
 
 
 class WorkloadIdentity:

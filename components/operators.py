@@ -38,7 +38,6 @@ from catalog.versions import (
     chart_for_api_version,
 )
 from components.k8s_objects import create_object
-from components.settings import Settings
 from manifests.helm_values import (
     gpu_operator_values,
     kai_scheduler_values,
@@ -46,6 +45,7 @@ from manifests.helm_values import (
     kueue_values,
 )
 from manifests.namespaces import operator_namespace
+from settings.model import Settings
 
 # Helm's wait on a cold CPU pool (node scale-up, image pulls, install hooks) can exceed the
 # provider's 300 s default.

@@ -9,9 +9,9 @@ from components.cluster import AksCluster
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
-from components.settings import Settings
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
+from settings.model import Settings
 
 
 class Platform(pulumi.ComponentResource):

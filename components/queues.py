@@ -9,7 +9,6 @@ import pulumi_kubernetes as k8s
 
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
-from components.settings import Settings
 from manifests.kai import department_queue, team_queue
 from manifests.kueue import (
     cluster_queue,
@@ -19,6 +18,7 @@ from manifests.kueue import (
     team_flavors,
     workload_priority_classes,
 )
+from settings.model import Settings
 
 
 def _explicit_dependencies(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:

@@ -12,7 +12,6 @@ import pulumi_random as random
 from pulumi_azure_native import authorization, managedidentity, resources, storage
 
 from components.namespaces import WorkloadIdentity
-from components.settings import StorageSettings, TeamSettings
 from manifests.identity import (
     STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
     role_definition_id,
@@ -26,6 +25,7 @@ from manifests.storage import (
     data_resource_group_name,
     storage_account_args,
 )
+from settings.model import StorageSettings, TeamSettings
 
 
 class BlobStorage(pulumi.ComponentResource):

@@ -19,7 +19,6 @@ import pulumi_kubernetes as k8s
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
-from components.settings import Settings
 from manifests.ray import (
     hf_token_secret,
     payload_config_map,
@@ -27,6 +26,7 @@ from manifests.ray import (
     ray_service,
     serve_config_v2,
 )
+from settings.model import Settings
 from workloads.catalog import WORKLOADS, payload_files, requirements
 
 # Kueue owns these fields once the object exists: it unsuspends on admission and suspends on

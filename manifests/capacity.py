@@ -26,14 +26,12 @@ The Kueue and KAI builders and the planner all read these functions.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, Literal
+from typing import Final, Literal
 
 from catalog.pools import CPU_POOL_NAME
 from catalog.quantities import GPU_RESOURCE, RESOURCES, UNLIMITED
 from catalog.vm_sizes import VM_SIZES
-
-if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
-    from components.settings import ClusterSettings, Resources, Settings, TeamSettings
+from settings.model import ClusterSettings, Resources, Settings, TeamSettings
 
 MAX_PODS_PER_NODE: Final = 250
 MIB: Final = 1024**2

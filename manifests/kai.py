@@ -16,16 +16,14 @@ devices; -1 means unlimited.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from catalog.quantities import GPU_RESOURCE, UNLIMITED
 from catalog.versions import KAI_API_VERSION
 from manifests.capacity import effective_limit, effective_quota, unlimited_resources
 from manifests.kueue import team_flavors
 from manifests.namespaces import MANAGED_BY
-
-if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
-    from components.settings import DepartmentSettings, Settings, TeamSettings
+from settings.model import DepartmentSettings, Settings, TeamSettings
 
 # The label that puts a RayJob / RayService / RayCluster into a KAI leaf queue.
 KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"

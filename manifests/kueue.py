@@ -20,7 +20,7 @@ all resources of a group from a single flavor, trying flavors in order:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from catalog.pools import (
     CPU_POOL_NAME,
@@ -33,9 +33,7 @@ from catalog.quantities import RESOURCES, format_cpu, format_memory
 from catalog.versions import KUEUE_API_VERSION
 from manifests.capacity import effective_limit, effective_quota
 from manifests.namespaces import MANAGED_BY
-
-if TYPE_CHECKING:  # types only: manifests/ never imports the Pulumi SDK at run time
-    from components.settings import ClusterSettings, Settings, TeamSettings
+from settings.model import ClusterSettings, Settings, TeamSettings
 
 # Selects a namespace by its name: the API server sets this label on every namespace.
 NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"

@@ -81,7 +81,7 @@ HEAD_NODE_SELECTOR: Final = pool_node_labels(CPU_POOL_NAME)
 
 
 class Team(Protocol):
-    """What a workload needs from its team (components.settings.TeamSettings fits)."""
+    """What a workload needs from its team (settings.model.TeamSettings fits)."""
 
     @property
     def name(self) -> str: ...

@@ -14,7 +14,6 @@ from aksray.mocks import placeholder
 from aksray.runner import RecordedResource, RunResult, run_program
 from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
 from catalog.pools import GPU_TAINT, gpu_pool_node_taints, taint_string
-from components.settings import SettingsError, parse_settings
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
     aks_names,
@@ -24,6 +23,8 @@ from manifests.aks import (
 )
 from manifests.identity import team_identities
 from manifests.storage import ACCOUNT_SUFFIX_LENGTH, account_name_prefix, data_resource_group_name
+from settings.errors import SettingsError
+from settings.parse import parse_settings
 from tests.harness import (
     P,
     assert_rejected,

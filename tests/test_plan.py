@@ -41,8 +41,9 @@ from aksray.graph import (
 from aksray.model import HELM_RELEASE, Plan, plan, pods_per_node, registered
 from aksray.report import summary, summary_lines
 from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult, run_program
-from components.settings import SettingsError, parse_settings
 from manifests.capacity import MIB
+from settings.errors import SettingsError
+from settings.parse import parse_settings
 from tests.harness import STACKS, P, cli, planned, stack_document, write_stack
 
 GIB = 1024**3

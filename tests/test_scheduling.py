@@ -22,7 +22,6 @@ from aksray.mocks import PlatformMocks
 from aksray.runner import PROJECT_ROOT, RecordedResource, RecordingMonitor, RunResult, run_program
 from catalog.pools import GPU_TAINT, POOL_LABEL_KEY, SPOT_TAINT
 from catalog.quantities import parse_cpu_millis, parse_memory_bytes
-from components.settings import Settings, TeamSettings, parse_settings
 from manifests import ray
 from manifests.admission import (
     Inadmissible,
@@ -50,6 +49,8 @@ from manifests.kueue import (
     resource_flavors,
     workload_priority_classes,
 )
+from settings.model import Settings, TeamSettings
+from settings.parse import parse_settings
 from tests.harness import REFERENCE, P, assert_rejected, mutated, one, planned
 from workloads.catalog import WORKLOADS
 from workloads.spec import PodShape

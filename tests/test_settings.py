@@ -8,8 +8,13 @@ from typing import Any
 
 import pulumi
 import pytest
+import yaml
 
-from components.settings import SettingsError, parse_settings
+from aksray.runner import PROJECT_ROOT
+from settings.defaults import DEFAULT_LOCATION
+from settings.errors import SettingsError
+from settings.load import settings_from_config
+from settings.parse import parse_settings
 from tests.harness import P, assert_rejected, mutated, planned
 
 Config = dict[str, Any]
@@ -391,14 +396,34 @@ def test_zero_is_kept_not_replaced_by_a_default() -> None:
 
 
 def test_settings_error_is_a_pulumi_run_error_with_one_line_per_problem() -> None:
-    with pytest.raises(SettingsError) as raised:
-        parse_settings({"location": "X", "zzz": "blue"}, stack="bad")
-    assert isinstance(raised.value, pulumi.RunError)
-    assert [str(p) for p in raised.value.problems] == [
+    """The pure parser raises SettingsError; what the program loads from the Pulumi runtime
+    raises it as a pulumi.RunError, which `pulumi up` prints without a traceback."""
+    expected = [
         "zzz: unknown key; known keys here: location, cluster, storage, scheduling, "
         "workloads, operators, huggingfaceToken",
         "location: 'X' is not valid: an Azure region name such as eastus2 or westeurope",
     ]
+    with pytest.raises(SettingsError) as parsed:
+        parse_settings({"location": "X", "zzz": "blue"}, stack="bad")
+    assert [str(p) for p in parsed.value.problems] == expected
+    with pytest.raises(SettingsError) as loaded:
+        settings_from_config({f"{P}location": "X", f"{P}zzz": "blue"}, set(), stack="bad")
+    assert isinstance(loaded.value, pulumi.RunError)
+    assert [str(p) for p in loaded.value.problems] == expected
+    assert str(loaded.value) == str(parsed.value)
+
+
+def test_the_project_file_defaults_are_the_settings_defaults() -> None:
+    """Pulumi.yaml types the scalar keys; a `default:` it gives must be the one the settings
+    fill in, or `pulumi config` and the program would disagree."""
+    project = yaml.safe_load((PROJECT_ROOT / "Pulumi.yaml").read_text())
+    given = {
+        key: schema["default"]
+        for key, schema in project["config"].items()
+        if isinstance(schema, dict) and "default" in schema
+    }
+    assert given == {"location": DEFAULT_LOCATION}
+    assert parse_settings({}, stack="dev").location == DEFAULT_LOCATION
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,70 @@
+"""Every default of the stack file, in one table: what a parser fills in for a key left out.
+
+Nothing else in the project spells a default (Pulumi.yaml's `default:` for `location` is checked
+against this table by the tests). Defaults that derive from another value are the parsers' own
+rule, named here so the table is complete:
+
+- a team's `namespace` and `localQueue` default to the team's name;
+- a workload's `priority` defaults to its spec's `default_priority` (workloads/*/spec.py), its
+  `workers` to the replicas of its spec's worker groups;
+- a team's `queueingStrategy` defaults to `scheduling.queueingStrategy`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from catalog.azure import MIN_MAINTENANCE_HOURS
+from settings.model import (
+    ClusterMode,
+    CpuPool,
+    DeployerPrincipalType,
+    GpuDriver,
+    MaintenanceWindow,
+    QueueingStrategy,
+    SystemPool,
+)
+
+DEFAULT_LOCATION: Final = "eastus2"
+
+# cluster
+DEFAULT_CLUSTER_MODE: Final[ClusterMode] = "aks"
+DEFAULT_KUBECONFIG_CONTEXT: Final = ""  # only an existing cluster names one
+DEFAULT_KUBERNETES_VERSION: Final = "1.35"
+DEFAULT_GPU_DRIVER: Final[GpuDriver] = "operator"
+DEFAULT_SYSTEM_POOL: Final = SystemPool(vm_size="Standard_D4ds_v6", count=2)
+DEFAULT_CPU_POOL: Final = CpuPool(vm_size="Standard_D8ds_v6", min_count=1, max_count=3)
+DEFAULT_GPU_POOL_MIN_COUNT: Final = 0  # no idle GPU node, no idle GPU cost
+DEFAULT_GPU_POOL_SPOT: Final = False
+DEFAULT_RENDER_YAML_TO: Final = ""  # empty: apply to the cluster, render nothing
+DEFAULT_LOCAL_ACCOUNTS: Final = False
+DEFAULT_DEPLOYER_PRINCIPAL_TYPE: Final[DeployerPrincipalType] = "User"
+# Sunday 00:00-04:00 UTC, every week: the shortest window AKS accepts, at the quietest time of a
+# typical week, weekly because a new node image ships every week.
+DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
+    day_of_week="Sunday",
+    start_time="00:00",
+    duration_hours=MIN_MAINTENANCE_HOURS,
+    utc_offset="+00:00",
+    interval_weeks=1,
+)
+
+# storage
+DEFAULT_STORAGE_ENABLED: Final = True
+DEFAULT_CONTAINERS: Final = ("datasets", "checkpoints", "models")
+DEFAULT_STORAGE_PROTECT: Final = False
+
+# scheduling
+DEFAULT_ALLOW_OVERCOMMIT: Final = False
+DEFAULT_QUEUEING_STRATEGY: Final[QueueingStrategy] = "BestEffortFIFO"
+DEFAULT_OVER_QUOTA_WEIGHT: Final = 1
+
+# workloads
+DEFAULT_WORKLOAD_ENABLED: Final = False
+DEFAULT_LORA_ADAPTER: Final = True  # payloads whose spec accepts `loraAdapter`
+DEFAULT_RUN: Final = ""  # no run yet: an enabled RayJob is staged
+
+# operators
+DEFAULT_OPERATORS_INSTALL: Final = True
+DEFAULT_METRICS: Final = False
+DEFAULT_GPU_SHARING: Final = False

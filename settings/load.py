@@ -1,0 +1,101 @@
+"""Reading the stack configuration from the Pulumi runtime, once, before any resource exists.
+
+The only module of the project that uses the Pulumi runtime's config internals. What it reads
+is handed to the pure parsers; a configuration with problems raises `StackSettingsError`, a
+`pulumi.RunError`, so `pulumi up` prints one line per problem without a traceback and
+registers nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+import pulumi
+from pulumi.runtime import config as runtime_config
+
+from settings.errors import Problem, SettingsError, printable
+from settings.model import PROJECT, Settings
+from settings.parse import parse_settings
+from settings.reader import describe
+
+# Config namespaces a stack file may use besides the project's: the providers' own settings.
+KNOWN_NAMESPACES: Final = frozenset({"azure-native", "kubernetes", "random", "pulumi"})
+# Keys whose value is a map or list in the stack file: Pulumi hands them over as JSON text.
+_STRUCTURED_KEYS: Final = frozenset({"cluster", "storage", "scheduling", "workloads", "operators"})
+
+
+class StackSettingsError(SettingsError, pulumi.RunError):
+    """A `SettingsError` as `pulumi up` must see it: a RunError, printed without a traceback."""
+
+
+def _decode(key: str, value: Any, problems: list[Problem]) -> Any:
+    if key not in _STRUCTURED_KEYS or not isinstance(value, str):
+        return value
+    try:
+        decoded = json.loads(value)
+    except json.JSONDecodeError:
+        problems.append(Problem(key, f"must be a map of settings, got {describe(value)}"))
+        return None
+    if not isinstance(decoded, dict):
+        problems.append(Problem(key, f"must be a map of settings, got {describe(decoded)}"))
+        return None
+    return decoded
+
+
+def _unknown_namespace(full_key: str) -> Problem:
+    namespace = full_key.split(":", 1)[0]
+    guess = difflib.get_close_matches(namespace, [PROJECT], n=1, cutoff=0.8)
+    suggestion = f' (did you mean "{PROJECT}:{full_key.split(":", 1)[-1]}"?)' if guess else ""
+    return Problem(
+        printable(full_key),
+        f"unknown config namespace {namespace!r}{suggestion}: a stack reads "
+        f"only {PROJECT}: keys and the settings of the providers "
+        f"({', '.join(sorted(KNOWN_NAMESPACES))}); anything else would be "
+        "silently ignored",
+    )
+
+
+def settings_from_config(
+    values: Mapping[str, str],
+    secret_keys: frozenset[str] | set[str],
+    *,
+    stack: str,
+    huggingface_token: pulumi.Output[str] | None = None,
+) -> Settings:
+    """Validate config as Pulumi hands it over: `project:key -> string`, maps as JSON text."""
+    prefix = f"{PROJECT}:"
+    problems: list[Problem] = []
+    raw: dict[str, Any] = {}
+    secret: set[str] = set()
+    for full_key in sorted(values):
+        if not full_key.startswith(prefix):
+            if full_key.split(":", 1)[0] not in KNOWN_NAMESPACES:
+                problems.append(_unknown_namespace(full_key))
+            continue
+        key = full_key[len(prefix) :]
+        raw[key] = _decode(key, values[full_key], problems)
+        if full_key in secret_keys:
+            secret.add(key)
+    try:
+        settings = parse_settings(
+            raw, stack=stack, secret_keys=frozenset(secret), huggingface_token=huggingface_token
+        )
+    except SettingsError as exc:
+        raise StackSettingsError(problems + list(exc.problems)) from None
+    if problems:
+        raise StackSettingsError(problems)
+    return settings
+
+
+def load_settings() -> Settings:
+    """Read this project's stack configuration from the Pulumi runtime and validate it."""
+    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
+    values = {key: runtime_config.get_config(key) for key in keys}
+    secret_keys = {key for key in keys if runtime_config.is_config_secret(key)}
+    token = pulumi.Config(PROJECT).get_secret("huggingfaceToken")
+    return settings_from_config(
+        values, secret_keys, stack=pulumi.get_stack(), huggingface_token=token
+    )

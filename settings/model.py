@@ -1,0 +1,245 @@
+"""The frozen model of a stack's configuration: what every builder and component reads.
+
+Defaults are not here: a parser fills every field (settings/defaults.py holds what it fills in
+when the stack file says nothing).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final, Literal
+
+from catalog.pools import CPU_POOL_NAME
+from catalog.vm_sizes import VM_SIZES
+from workloads.catalog import WORKLOADS
+
+if TYPE_CHECKING:  # a type only: the model never loads the Pulumi SDK (settings/load.py does)
+    from pulumi import Output
+
+# The Pulumi project: stack-file keys read `aks-ray-platform:<key>`.
+PROJECT: Final = "aks-ray-platform"
+
+ClusterMode = Literal["aks", "existing"]
+CLUSTER_MODES: Final[tuple[ClusterMode, ...]] = ("aks", "existing")
+GpuDriver = Literal["operator", "aks"]
+GPU_DRIVERS: Final[tuple[GpuDriver, ...]] = ("operator", "aks")
+# Azure's principal type of the identity running `pulumi up` (Azure checks it), or None to grant it
+# nothing on the cluster.
+DeployerPrincipalType = Literal["User", "ServicePrincipal", "None"]
+DEPLOYER_PRINCIPAL_TYPES: Final[tuple[DeployerPrincipalType, ...]] = (
+    "User",
+    "ServicePrincipal",
+    "None",
+)
+QueueingStrategy = Literal["BestEffortFIFO", "StrictFIFO"]
+QUEUEING_STRATEGIES: Final[tuple[QueueingStrategy, ...]] = ("BestEffortFIFO", "StrictFIFO")
+
+
+@dataclass(frozen=True)
+class SystemPool:
+    vm_size: str
+    count: int
+
+
+@dataclass(frozen=True)
+class CpuPool:
+    vm_size: str
+    min_count: int
+    max_count: int
+
+
+@dataclass(frozen=True)
+class GpuPool:
+    name: str
+    vm_size: str
+    min_count: int
+    max_count: int
+    spot: bool
+
+    @property
+    def gpus_per_node(self) -> int:
+        return VM_SIZES[self.vm_size].gpus
+
+
+@dataclass(frozen=True)
+class MaintenanceWindow:
+    """The weekly window in which AKS may upgrade the cluster and re-image its nodes."""
+
+    day_of_week: str
+    start_time: str  # "HH:MM" in the time zone of `utc_offset`
+    duration_hours: int
+    utc_offset: str  # "+HH:MM" or "-HH:MM"
+    interval_weeks: int
+
+
+@dataclass(frozen=True)
+class ClusterSettings:
+    mode: ClusterMode
+    kubeconfig_context: str
+    kubernetes_version: str
+    gpu_driver: GpuDriver
+    system_pool: SystemPool
+    cpu_pool: CpuPool
+    gpu_pools: tuple[GpuPool, ...]
+    render_yaml_to: str
+    # AKS local accounts (the static admin kubeconfig). Off unless a stack opts in.
+    local_accounts: bool
+    # Who `pulumi up` runs as; that principal gets cluster admin through Azure RBAC.
+    deployer_principal_type: DeployerPrincipalType
+    # When AKS may upgrade and re-image (aks mode only).
+    maintenance_window: MaintenanceWindow
+
+    def gpu_pool(self, name: str) -> GpuPool:
+        return next(pool for pool in self.gpu_pools if pool.name == name)
+
+    def pool(self, flavor: str) -> CpuPool | GpuPool:
+        """The node pool behind a flavor: the CPU pool for `cpu`, else the GPU pool so named."""
+        return self.cpu_pool if flavor == CPU_POOL_NAME else self.gpu_pool(flavor)
+
+    def pool_path(self, flavor: str) -> str:
+        """The config path of the pool behind a flavor: `cluster.cpuPool` or
+        `cluster.gpuPools[<index>]`."""
+        if flavor == CPU_POOL_NAME:
+            return "cluster.cpuPool"
+        index = next(i for i, pool in enumerate(self.gpu_pools) if pool.name == flavor)
+        return f"cluster.gpuPools[{index}]"
+
+    @property
+    def flavors(self) -> tuple[str, ...]:
+        """Kueue flavor names: the CPU pool's, then one per GPU pool in stack order."""
+        return (CPU_POOL_NAME, *(pool.name for pool in self.gpu_pools))
+
+
+@dataclass(frozen=True)
+class StorageSettings:
+    enabled: bool
+    containers: tuple[str, ...]
+    protect: bool
+
+
+@dataclass(frozen=True)
+class Resources:
+    """An amount per resource; None where the stack left it out, UNLIMITED (-1) where a quota
+    says `unlimited`."""
+
+    gpu: int | None = None
+    cpu_millis: int | None = None
+    memory_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class TeamSettings:
+    name: str
+    department: str
+    namespace: str
+    local_queue: str
+    quota: Mapping[str, Resources]  # flavor -> nominal quota
+    borrowing_limit: Mapping[str, Resources]
+    lending_limit: Mapping[str, Resources]
+    over_quota_weight: int
+    queueing_strategy: QueueingStrategy
+
+
+@dataclass(frozen=True)
+class DepartmentSettings:
+    name: str
+    teams: tuple[TeamSettings, ...]
+
+
+def department_path(index: int) -> str:
+    """`scheduling.departments[<index>]`: how every problem about a department is reported."""
+    return f"scheduling.departments[{index}]"
+
+
+def team_path(department: int, team: int) -> str:
+    """`scheduling.departments[<d>].teams[<t>]`: how every problem about a team is reported."""
+    return f"{department_path(department)}.teams[{team}]"
+
+
+def workload_path(name: str) -> str:
+    """`workloads.<name>`: how every problem about a workload is reported."""
+    return f"workloads.{name}"
+
+
+@dataclass(frozen=True)
+class SchedulingSettings:
+    departments: tuple[DepartmentSettings, ...]
+    # Let Σ team quotas of a flavor exceed what its pool holds at max size.
+    allow_overcommit: bool
+    # Kueue ClusterQueue queueing strategy of every team without its own.
+    queueing_strategy: QueueingStrategy
+
+    # Derived once per (immutable) settings object: teams are looked up by name in loops over
+    # teams and workloads, which must not be quadratic in the size of the organisation.
+    @functools.cached_property
+    def teams(self) -> tuple[TeamSettings, ...]:
+        return tuple(team for dept in self.departments for team in dept.teams)
+
+    @functools.cached_property
+    def _team_paths(self) -> dict[str, tuple[TeamSettings, str]]:
+        return {
+            team.name: (team, team_path(d, t))
+            for d, dept in enumerate(self.departments)
+            for t, team in enumerate(dept.teams)
+        }
+
+    def team(self, name: str) -> TeamSettings:
+        return self._team_paths[name][0]
+
+    def team_path(self, name: str) -> str:
+        """The config path of a team: `scheduling.departments[<d>].teams[<t>]`."""
+        return self._team_paths[name][1]
+
+    def department_path(self, name: str) -> str:
+        """The config path of a department: `scheduling.departments[<d>]`."""
+        index = next(d for d, dept in enumerate(self.departments) if dept.name == name)
+        return department_path(index)
+
+
+@dataclass(frozen=True)
+class WorkloadSettings:
+    name: str
+    enabled: bool
+    team: str
+    priority: str
+    workers: int | None  # only for payloads whose spec accepts `workers`
+    # Use the LoRA adapter from Blob (`loraAdapter`, payloads whose spec accepts it). Off,
+    # vllm-batch and llm-serve use the base model only (llm-serve then needs no Blob).
+    lora_adapter: bool
+    # RayJobs only: the run this stack asks for (`run`). Empty: the job is planned and checked
+    # but not submitted yet ("staged") — its inputs must be in Blob first; a new value submits a
+    # new run. A RayService has no runs: it is deployed whenever it is enabled.
+    run: str
+
+    @property
+    def staged(self) -> bool:
+        return self.enabled and WORKLOADS[self.name].kind == "RayJob" and not self.run
+
+
+@dataclass(frozen=True)
+class OperatorSettings:
+    metrics: bool  # Prometheus metrics endpoints of Kueue and friends
+    gpu_sharing: bool  # KAI fractional GPU sharing
+    # Install the GPU Operator, KubeRay, Kueue and KAI. False: the cluster already runs them
+    # (an existing cluster), or nothing can be installed (rendering YAML offline).
+    install: bool
+
+
+@dataclass(frozen=True)
+class Settings:
+    project: str
+    stack: str
+    location: str
+    cluster: ClusterSettings
+    storage: StorageSettings
+    scheduling: SchedulingSettings
+    workloads: tuple[WorkloadSettings, ...]
+    operators: OperatorSettings
+    # The Hugging Face token as a Pulumi secret, or None. Never a plain string.
+    huggingface_token: Output[str] | None = field(compare=False)
+
+    @property
+    def enabled_workloads(self) -> tuple[WorkloadSettings, ...]:
+        return tuple(w for w in self.workloads if w.enabled)

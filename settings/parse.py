@@ -1,0 +1,125 @@
+"""The whole stack configuration, section by section, and the rules that span sections.
+
+`parse_settings` is pure: it takes the raw values (structured ones already decoded) and returns
+`Settings`, or raises `SettingsError` with every problem found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Final
+
+from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
+from settings.cluster import CLUSTER_KEYS, parse_cluster
+from settings.defaults import DEFAULT_LOCATION
+from settings.errors import Problem, SettingsError
+from settings.model import PROJECT, ClusterSettings, Settings, StorageSettings
+from settings.operators import OPERATOR_KEYS, parse_operators
+from settings.reader import Section
+from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
+from settings.storage import STORAGE_KEYS, parse_storage
+from settings.workloads import WORKLOAD_KEYS, parse_workloads
+
+if TYPE_CHECKING:  # a type only: parsing never loads the Pulumi SDK
+    from pulumi import Output
+
+TOP_LEVEL_KEYS: Final = (
+    "location",
+    "cluster",
+    "storage",
+    "scheduling",
+    "workloads",
+    "operators",
+    "huggingfaceToken",
+)
+_LOCATION = re.compile(r"^[a-z][a-z0-9]*$")
+
+
+def parse_settings(
+    raw: Mapping[str, Any],
+    *,
+    stack: str,
+    secret_keys: frozenset[str] = frozenset(),
+    huggingface_token: Output[str] | None = None,
+) -> Settings:
+    """Validate raw config values (`key -> value`, structured values already decoded)."""
+    problems: list[Problem] = []
+    top = Section(raw, "", problems, TOP_LEVEL_KEYS)
+    location = top.string(
+        "location",
+        DEFAULT_LOCATION,
+        pattern=_LOCATION,
+        hint="an Azure region name such as eastus2 or westeurope",
+    )
+    cluster = parse_cluster(top.mapping("cluster", CLUSTER_KEYS), problems)
+    storage = parse_storage(top.mapping("storage", STORAGE_KEYS), problems)
+    _check_azure(stack, cluster, storage, problems)
+    scheduling = parse_scheduling(
+        top.mapping("scheduling", SCHEDULING_KEYS), problems, cluster.flavors
+    )
+    workloads = parse_workloads(
+        top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
+    )
+    operators = parse_operators(top.mapping("operators", OPERATOR_KEYS), problems, cluster)
+    _check_token(top, raw, secret_keys)
+    if problems:
+        raise SettingsError(problems)
+    return Settings(
+        project=PROJECT,
+        stack=stack,
+        location=location,
+        cluster=cluster,
+        storage=storage,
+        scheduling=scheduling,
+        workloads=workloads,
+        operators=operators,
+        huggingface_token=huggingface_token,
+    )
+
+
+def _check_token(top: Section, raw: Mapping[str, Any], secret_keys: frozenset[str]) -> None:
+    """`huggingfaceToken` is a secret string, never plain text in the stack file."""
+    if not top.has("huggingfaceToken"):
+        return
+    if "huggingfaceToken" not in secret_keys:
+        top.problem(
+            "huggingfaceToken",
+            "must be a secret, never plain text: run "
+            "`pulumi config set --secret huggingfaceToken <token>`",
+        )
+    elif not isinstance(raw["huggingfaceToken"], str):
+        top.problem("huggingfaceToken", "must be a string token")
+
+
+def _check_azure(
+    stack: str, cluster: ClusterSettings, storage: StorageSettings, problems: list[Problem]
+) -> None:
+    """What Azure itself would reject, found before anything is created."""
+    if cluster.mode == "aks" and not STACK_NAME_PATTERN.match(stack):
+        problems.append(
+            Problem(
+                "stack",
+                f"{stack!r} cannot be part of Azure names (resource groups, cluster, DNS "
+                f"prefix, identities); name the stack with 1-{MAX_STACK_NAME_LENGTH} lowercase "
+                "letters, digits and '-', starting and ending with a letter or digit",
+            )
+        )
+    if cluster.mode == "aks" and cluster.kubernetes_version.count(".") == 2:
+        problems.append(
+            Problem(
+                "cluster.kubernetesVersion",
+                f"{cluster.kubernetes_version!r} pins a patch release, but AKS upgrades patches "
+                "by itself (upgrade channel `patch`) and a later update would ask for a "
+                f"downgrade; write the minor version only, e.g. "
+                f'"{cluster.kubernetes_version.rsplit(".", 1)[0]}"',
+            )
+        )
+    if cluster.mode == "existing" and storage.enabled:
+        problems.append(
+            Problem(
+                "storage.enabled",
+                "Blob storage and workload identity trust the OIDC issuer of the AKS cluster "
+                "this stack creates; with cluster.mode existing set storage.enabled to false",
+            )
+        )

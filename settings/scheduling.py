@@ -1,0 +1,197 @@
+"""`scheduling`: departments, their teams (namespaces, queues, quotas) and the queueing rules."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Final
+
+from catalog.versions import CHARTS, KAI_RESOURCE_RESERVATION_NAMESPACE, KAI_SCALE_ADJUST_NAMESPACE
+from settings.defaults import (
+    DEFAULT_ALLOW_OVERCOMMIT,
+    DEFAULT_OVER_QUOTA_WEIGHT,
+    DEFAULT_QUEUEING_STRATEGY,
+)
+from settings.errors import Problem
+from settings.model import (
+    QUEUEING_STRATEGIES,
+    DepartmentSettings,
+    QueueingStrategy,
+    SchedulingSettings,
+    TeamSettings,
+)
+from settings.quotas import check_limits_within_quota, parse_resources
+from settings.reader import Section, join
+
+SCHEDULING_KEYS: Final = ("departments", "allowOvercommit", "queueingStrategy")
+_DEPARTMENT_KEYS: Final = ("name", "teams")
+_TEAM_KEYS: Final = (
+    "name",
+    "namespace",
+    "localQueue",
+    "quota",
+    "borrowingLimit",
+    "lendingLimit",
+    "overQuotaWeight",
+    "queueingStrategy",
+)
+MAX_OVER_QUOTA_WEIGHT: Final = 1000
+
+# Names that must not be team namespaces: the cluster's own and the operators'.
+RESERVED_NAMESPACES: Final = frozenset(
+    {
+        "default",
+        "kube-system",
+        "kube-public",
+        "kube-node-lease",
+        *(chart.namespace for chart in CHARTS),
+        KAI_RESOURCE_RESERVATION_NAMESPACE,
+        KAI_SCALE_ADJUST_NAMESPACE,
+    }
+)
+_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+_LABEL_HINT: Final = (
+    "use a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters"
+)
+
+
+@dataclass
+class _Seen:
+    """The config path of every name taken so far: names must be unique across the tree."""
+
+    teams: dict[str, str] = field(default_factory=dict)
+    namespaces: dict[str, str] = field(default_factory=dict)
+    departments: dict[str, str] = field(default_factory=dict)
+
+
+def parse_scheduling(
+    raw: Section | None, problems: list[Problem], flavors: tuple[str, ...]
+) -> SchedulingSettings:
+    section = raw or Section({}, "scheduling", problems, SCHEDULING_KEYS)
+    strategy = section.literal("queueingStrategy", QUEUEING_STRATEGIES, DEFAULT_QUEUEING_STRATEGY)
+    seen = _Seen()
+    departments: list[DepartmentSettings] = []
+    for path, value in section.items("departments"):
+        department = section.child(path, value, _DEPARTMENT_KEYS)
+        if department is not None:
+            departments.append(_department(department, flavors, strategy, seen))
+    _check_team_names_free_of_departments(section, seen)
+    return SchedulingSettings(
+        departments=tuple(departments),
+        allow_overcommit=section.boolean("allowOvercommit", DEFAULT_ALLOW_OVERCOMMIT),
+        queueing_strategy=strategy,
+    )
+
+
+def _department(
+    section: Section, flavors: tuple[str, ...], strategy: QueueingStrategy, seen: _Seen
+) -> DepartmentSettings:
+    name_path = join(section.path, "name")
+    name = section.string(
+        "name",
+        required=True,
+        pattern=_DNS_LABEL,
+        hint="use a DNS-1123 label: lowercase letters, digits and '-'",
+    )
+    if name in seen.departments:
+        section.problem(name_path, f"duplicate department {name!r} (also {seen.departments[name]})")
+    elif name:
+        seen.departments[name] = name_path
+    if not section.has("teams") or section.value["teams"] == []:
+        section.problem(
+            join(section.path, "teams"), "is required: a department needs one team or more"
+        )
+    teams: list[TeamSettings] = []
+    for path, value in section.items("teams"):
+        team_section = section.child(path, value, _TEAM_KEYS)
+        if team_section is None:
+            continue
+        team = parse_team(team_section, name, flavors, strategy)
+        _check_team_unique(team_section, team, seen)
+        teams.append(team)
+    return DepartmentSettings(name=name, teams=tuple(teams))
+
+
+def _check_team_unique(section: Section, team: TeamSettings, seen: _Seen) -> None:
+    """Every team has its own name and its own namespace."""
+    name_path = join(section.path, "name")
+    namespace_path = join(section.path, "namespace") if section.has("namespace") else name_path
+    for value, taken, what, path in (
+        (team.name, seen.teams, "team", name_path),
+        (team.namespace, seen.namespaces, "namespace", namespace_path),
+    ):
+        if not value:
+            continue
+        if value in taken:
+            section.problem(
+                path,
+                f"duplicate {what} {value!r} (also {taken[value]}); "
+                f"every team needs its own {what}",
+            )
+            break  # a namespace defaulted from a duplicate name is the same mistake
+        taken[value] = path
+
+
+def _check_team_names_free_of_departments(section: Section, seen: _Seen) -> None:
+    """KAI queues are cluster-scoped and share one name space: a department's parent queue and
+    a team's leaf queue must not collide."""
+    for team_name, path in seen.teams.items():
+        if team_name in seen.departments:
+            section.problem(
+                path,
+                f"{team_name!r} is also a department name; KAI queues of both "
+                "share one name space, rename one",
+            )
+
+
+def parse_team(
+    team: Section, department: str, flavors: tuple[str, ...], strategy: QueueingStrategy
+) -> TeamSettings:
+    name = team.string("name", required=True, pattern=_DNS_LABEL, hint=_LABEL_HINT)
+    if len(name) > 63:
+        team.problem(join(team.path, "name"), _LABEL_HINT)
+    namespace = team.string("namespace", name, pattern=_DNS_LABEL, hint=_LABEL_HINT)
+    local_queue = team.string("localQueue", name, pattern=_DNS_LABEL, hint=_LABEL_HINT)
+    _check_no_default_queue(team, name, local_queue)
+    _check_namespace_not_reserved(team, namespace)
+    settings = TeamSettings(
+        name=name,
+        department=department,
+        namespace=namespace,
+        local_queue=local_queue,
+        quota=MappingProxyType(parse_resources(team, "quota", flavors, allow_unlimited=True)),
+        borrowing_limit=MappingProxyType(parse_resources(team, "borrowingLimit", flavors)),
+        lending_limit=MappingProxyType(parse_resources(team, "lendingLimit", flavors)),
+        over_quota_weight=team.integer(
+            "overQuotaWeight", DEFAULT_OVER_QUOTA_WEIGHT, maximum=MAX_OVER_QUOTA_WEIGHT
+        ),
+        queueing_strategy=team.literal("queueingStrategy", QUEUEING_STRATEGIES, strategy),
+    )
+    check_limits_within_quota(team, settings)
+    return settings
+
+
+def _check_no_default_queue(team: Section, name: str, local_queue: str) -> None:
+    """A LocalQueue named `default` would capture every unlabelled job in its namespace."""
+    if name == "default":
+        team.problem(
+            join(team.path, "name"),
+            "a team must not be named `default`: its LocalQueue would capture every "
+            "unlabelled job in its namespace; pick another name",
+        )
+    elif local_queue == "default":
+        team.problem(
+            join(team.path, "localQueue"),
+            "a LocalQueue named `default` captures every unlabelled job in its "
+            "namespace; pick another name",
+        )
+
+
+def _check_namespace_not_reserved(team: Section, namespace: str) -> None:
+    if namespace in RESERVED_NAMESPACES:
+        team.problem(
+            join(team.path, "namespace" if team.has("namespace") else "name"),
+            f"namespace {namespace!r} belongs to the cluster or an operator; give the "
+            "team its own namespace",
+        )
