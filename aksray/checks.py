@@ -36,12 +36,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from aksray.model import Plan, PodSetPlan, WorkloadPlan, pool_vm_size
+from aksray.admission import cohort_borrowable, labels_allow
+from aksray.model import Plan, PodSetPlan, WorkloadPlan
+from aksray.objects import borrowing_limit, flavor_entries, kai_amount, nominal_quota, parent_queue
 from catalog.pools import CPU_POOL_NAME
 from catalog.priorities import NON_PREEMPTIBLE_MIN_PRIORITY, PRIORITY_CLASSES
-from catalog.quantities import GPU_RESOURCE, RESOURCES, UNLIMITED, format_memory
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCES, UNLIMITED, format_memory
 from catalog.vm_sizes import VM_SIZES
-from manifests.admission import cohort_borrowable, labels_allow, parse_amount
 from manifests.capacity import Amounts, effective_quota, node_allocatable, pool_capacity
 from manifests.helm_values import KUEUE_FRAMEWORK_BY_KIND
 from manifests.kai import KAI_RESOURCES, kai_units
@@ -49,7 +50,6 @@ from settings.errors import Problem
 from settings.model import Settings, TeamSettings, workload_path
 
 MAX_LISTED: Final = 5  # teams named in one message before "and N more"
-_SHORT_NAMES: Final = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}
 
 
 @dataclass
@@ -103,7 +103,7 @@ def _quota_path(settings: Settings, team: TeamSettings, flavor: str | None, reso
     base = f"{settings.scheduling.team_path(team.name)}.quota"
     if flavor is None:
         return base
-    return f"{base}.{flavor}.{_SHORT_NAMES[resource]}"
+    return f"{base}.{flavor}.{RESOURCE_KEYS[resource]}"
 
 
 def _gpu_flavor(team: TeamSettings, settings: Settings) -> str | None:
@@ -127,7 +127,7 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
             continue
         quotas = {team.name: effective_quota(team, flavor, settings) for team in teams}
         capacity = pool_capacity(cluster, flavor)
-        vm_size = pool_vm_size(cluster, flavor)
+        vm_size = cluster.pool(flavor).vm_size
         node = node_allocatable(vm_size)
         over: list[str] = []
         nodes_needed = 0
@@ -141,18 +141,14 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
                 if q.get(resource)
             ]
             over.append(
-                f"{_SHORT_NAMES[resource]} {amount(resource, total)} > "
+                f"{RESOURCE_KEYS[resource]} {amount(resource, total)} > "
                 f"{amount(resource, capacity.get(resource))} ({_listed(holders)})"
             )
             if node.get(resource):
                 nodes_needed = max(nodes_needed, math.ceil(total / node.get(resource)))
         if not over:
             continue
-        max_count = (
-            cluster.cpu_pool.max_count
-            if flavor == CPU_POOL_NAME
-            else cluster.gpu_pool(flavor).max_count
-        )
+        max_count = cluster.pool(flavor).max_count
         path = f"{cluster.pool_path(flavor)}.maxCount"
         what = (
             f"the team quotas of flavor {flavor} add up to more than pool {flavor} holds at "
@@ -199,7 +195,7 @@ def check_node_fit(plan: Plan, out: Findings) -> None:
             fatal = pod_set.flavor in too_small or len(too_small) == len(pod_set.may_use)
             flavor = pod_set.flavor if pod_set.flavor in too_small else too_small[0]
             assert flavor is not None
-            vm_size = pool_vm_size(cluster, flavor)
+            vm_size = cluster.pool(flavor).vm_size
             node = amounts(_node(node_allocatable(vm_size)))
             what = (
                 f"{workload.spec.name}'s {pod_set.pod_set.name} pods request {requests} each, "
@@ -251,8 +247,7 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
     queue = plan.registered.cluster_queues[team.name]
     flavors = [
         str(f["name"])
-        for group in queue["spec"].get("resourceGroups", [])
-        for f in group["flavors"]
+        for f in flavor_entries(queue)
         if labels_allow(
             str(f["name"]), failing.pod_set.node_selector, plan.registered.resource_flavors
         )
@@ -277,7 +272,7 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
         best = offers[best_flavor]
         if wanted <= best:
             continue
-        nominal = _nominal(queue, best_flavor, resource)
+        nominal = nominal_quota(queue, best_flavor, resource)
         detail = (
             f"{need_verb} {amount(resource, wanted)} at once, but team {team.name}'s ClusterQueue "
             f"gives at most {amount(resource, best)} in any flavor they may use "
@@ -311,24 +306,13 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
     )
 
 
-def _nominal(queue: Mapping[str, Any], flavor: str, resource: str) -> int:
-    for group in queue["spec"].get("resourceGroups", []):
-        for entry in group["flavors"]:
-            if entry["name"] == flavor:
-                for quota in entry["resources"]:
-                    if quota["name"] == resource:
-                        return parse_amount(resource, quota["nominalQuota"])
-    return 0
-
-
 def _kai_chain(plan: Plan, leaf: str) -> list[tuple[str, Mapping[str, Any]]]:
     chain: list[tuple[str, Mapping[str, Any]]] = []
     name: str | None = leaf
     while name is not None and name in plan.registered.kai_queues and len(chain) < 16:
         queue = plan.registered.kai_queues[name]
         chain.append((name, queue))
-        parent = queue["spec"].get("parentQueue")
-        name = str(parent) if parent else None
+        name = parent_queue(queue)
     return chain
 
 
@@ -343,15 +327,15 @@ def check_kai_quota(plan: Plan, out: Findings) -> None:
         for level, (name, queue) in enumerate(_kai_chain(plan, team.name)):
             short = []
             for resource in (GPU_RESOURCE, "cpu", "memory"):
-                kai_name = _SHORT_NAMES[resource]
-                quota = int(queue["spec"]["resources"][kai_name]["quota"])
+                kai_name = RESOURCE_KEYS[resource]
+                quota = kai_amount(queue, kai_name)
                 need = kai_units(resource, workload.total(resource))
                 if quota != UNLIMITED and need > quota:
                     short.append((resource, need, quota))
             if not short:
                 continue
             unit = {GPU_RESOURCE: "", "cpu": "m", "memory": "MB"}
-            gap = ", ".join(f"{_SHORT_NAMES[r]} {n}{unit[r]} > {q}{unit[r]}" for r, n, q in short)
+            gap = ", ".join(f"{RESOURCE_KEYS[r]} {n}{unit[r]} > {q}{unit[r]}" for r, n, q in short)
             units = "in KAI's units: millicores, MB"
             if level == 0:
                 first = short[0][0]
@@ -387,20 +371,17 @@ def check_kai_hierarchy(plan: Plan, out: Findings) -> None:
     settings = plan.settings
     children: dict[str, list[str]] = defaultdict(list)
     for name, queue in plan.registered.kai_queues.items():
-        parent = queue["spec"].get("parentQueue")
+        parent = parent_queue(queue)
         if parent:
-            children[str(parent)].append(name)
+            children[parent].append(name)
     for parent, names in children.items():
         if parent not in plan.registered.kai_queues:
             continue
         queue = plan.registered.kai_queues[parent]
         over = []
         for kai_name in KAI_RESOURCES:
-            quota = int(queue["spec"]["resources"][kai_name]["quota"])
-            values = [
-                int(plan.registered.kai_queues[n]["spec"]["resources"][kai_name]["quota"])
-                for n in names
-            ]
+            quota = kai_amount(queue, kai_name)
+            values = [kai_amount(plan.registered.kai_queues[n], kai_name) for n in names]
             total = UNLIMITED if UNLIMITED in values else sum(values)
             if quota != UNLIMITED and (total == UNLIMITED or total > quota):
                 over.append(f"{kai_name} {'unlimited' if total == UNLIMITED else total} > {quota}")
@@ -469,17 +450,6 @@ def check_kueue_integrations(plan: Plan, out: Findings) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _borrowing_limit(queue: Mapping[str, Any], flavor: str, resource: str) -> int | None:
-    for group in queue["spec"].get("resourceGroups", []):
-        for entry in group["flavors"]:
-            if entry["name"] != flavor:
-                continue
-            for item in entry["resources"]:
-                if item["name"] == resource and item.get("borrowingLimit") is not None:
-                    return parse_amount(resource, item["borrowingLimit"])
-    return None
-
-
 def check_services_never_evicted(plan: Plan, out: Findings) -> None:
     """A RayService must never be preempted or reclaimed.
 
@@ -514,10 +484,10 @@ def check_services_never_evicted(plan: Plan, out: Findings) -> None:
         flavors = {f for p in service.pod_sets for f in p.may_use}
         for flavor in sorted(flavors, key=settings.cluster.flavors.index):
             borrowable = [
-                _SHORT_NAMES[resource]
+                RESOURCE_KEYS[resource]
                 for resource in RESOURCES
                 if lendable.get((flavor, resource), 0) > 0
-                and _borrowing_limit(queue, flavor, resource) != 0
+                and borrowing_limit(queue, flavor, resource) != 0
             ]
             if not borrowable:
                 continue

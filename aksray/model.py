@@ -7,7 +7,7 @@
 - `WorkloadPlan`: per enabled workload its pod sets (manifests/ray.py), the flavor Kueue gives
   each on an empty cluster, every flavor it may get, and how many such pods one node of each
   flavor's pool holds (manifests/capacity.py node allocatable). The Kueue model is
-  manifests/admission.py.
+  aksray/admission.py.
 
 Operators the stack does not install (`operators.install: false`) are the cluster's own: the
 planner then assumes what the README requires of them — Kueue with the integrations
@@ -24,27 +24,26 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from catalog.pools import CPU_POOL_NAME
-from catalog.priorities import PRIORITY_CLASSES
-from catalog.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
-from manifests import ray
-from manifests.admission import (
+from aksray.admission import (
     FlavorResource,
     Inadmissible,
-    PodSet,
     assign_pod_sets,
     cohort_borrowable,
     headroom,
     usable_flavors,
 )
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
+from manifests import ray_pods
 from manifests.capacity import node_allocatable
 from manifests.helm_values import KUEUE_FRAMEWORKS
+from manifests.ray_pods import PodSet
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
 if TYPE_CHECKING:
     from aksray.runner import RecordedResource, RunResult
-    from settings.model import ClusterSettings, Settings, TeamSettings, WorkloadSettings
+    from settings.model import Settings, TeamSettings, WorkloadSettings
 
 HELM_RELEASE: Final = "kubernetes:helm.sh/v3:Release"
 CLUSTER_QUEUE: Final = f"kubernetes:{KUEUE_API_VERSION}:ClusterQueue"
@@ -124,12 +123,6 @@ def registered(result: RunResult) -> Registered:
     )
 
 
-def pool_vm_size(cluster: ClusterSettings, flavor: str) -> str:
-    if flavor == CPU_POOL_NAME:
-        return cluster.cpu_pool.vm_size
-    return cluster.gpu_pool(flavor).vm_size
-
-
 def pods_per_node(pod_set: PodSet, vm_size: str) -> int:
     """How many pods of this shape one node of the size holds (by node allocatable)."""
     node = node_allocatable(vm_size)
@@ -182,7 +175,7 @@ def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSetting
     team = settings.scheduling.team(workload.team)
     queue = reg.cluster_queues[team.name]
     lendable = borrowable(reg, team.name)
-    sets = ray.pod_sets(spec, workload)
+    sets = ray_pods.pod_sets(spec, workload)
     options: dict[str, Any] = {"resource_flavors": reg.resource_flavors, "borrowable": lendable}
     inadmissible: Inadmissible | None = None
     try:
@@ -200,7 +193,7 @@ def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSetting
                 flavor=flavors.pop() if len(flavors) == 1 else None,
                 may_use=tuple(may_use),
                 pods_per_node={
-                    flavor: pods_per_node(pod_set, pool_vm_size(settings.cluster, flavor))
+                    flavor: pods_per_node(pod_set, settings.cluster.pool(flavor).vm_size)
                     for flavor in may_use
                 },
             )

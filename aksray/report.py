@@ -12,16 +12,16 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from aksray.graph import CriticalPath, format_duration
-from aksray.model import Plan, PodSetPlan, WorkloadPlan, pool_vm_size
-from catalog.pools import CPU_POOL_NAME
+from aksray.model import Plan, PodSetPlan, WorkloadPlan
+from aksray.objects import flavor_entries, kai_amount, parent_queue
 from catalog.priorities import PRIORITY_CLASSES, is_non_preemptible
-from catalog.quantities import GPU_RESOURCE, RESOURCES, format_cpu, format_memory
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCES, format_cpu, format_memory
 from catalog.vm_sizes import VM_SIZES
 from manifests.capacity import node_allocatable
 from manifests.kai import KAI_RESOURCES
+from settings.model import GpuPool
 
 NONE: Final = "-"
-_KEYS: Final = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}
 
 
 def _requests(values: Mapping[str, int]) -> dict[str, Any]:
@@ -41,27 +41,24 @@ def _requests(values: Mapping[str, int]) -> dict[str, Any]:
 def pools(plan: Plan) -> list[dict[str, Any]]:
     cluster = plan.settings.cluster
     rows: list[dict[str, Any]] = []
-    cpu = cluster.cpu_pool
-    for name, vm_size, min_count, max_count, spot in (
-        (CPU_POOL_NAME, cpu.vm_size, cpu.min_count, cpu.max_count, False),
-        *((p.name, p.vm_size, p.min_count, p.max_count, p.spot) for p in cluster.gpu_pools),
-    ):
-        size = VM_SIZES[vm_size]
-        node = node_allocatable(vm_size)
+    for flavor in cluster.flavors:
+        pool = cluster.pool(flavor)
+        size = VM_SIZES[pool.vm_size]
+        node = node_allocatable(pool.vm_size)
         rows.append(
             {
-                "pool": name,
-                "flavor": name,
-                "vmSize": vm_size,
+                "pool": flavor,
+                "flavor": flavor,
+                "vmSize": pool.vm_size,
                 "gpuModel": size.gpu_model or None,
                 "gpusPerNode": size.gpus,
-                "minCount": min_count,
-                "maxCount": max_count,
-                "spot": spot,
-                "maxGpus": size.gpus * max_count,
+                "minCount": pool.min_count,
+                "maxCount": pool.max_count,
+                "spot": isinstance(pool, GpuPool) and pool.spot,
+                "maxGpus": size.gpus * pool.max_count,
                 # GPU nodes kept while idle (minCount); the CPU pool has none.
-                "idleGpuNodes": min_count if size.gpus else 0,
-                "idleGpus": min_count * size.gpus,
+                "idleGpuNodes": pool.min_count if size.gpus else 0,
+                "idleGpus": pool.min_count * size.gpus,
                 "nodeAllocatable": _requests({r: node.get(r) for r in RESOURCES}),
             }
         )
@@ -69,7 +66,7 @@ def pools(plan: Plan) -> list[dict[str, Any]]:
 
 
 def _limits(entry: Mapping[str, Any], key: str) -> dict[str, Any] | None:
-    found = {_KEYS[r["name"]]: r[key] for r in entry["resources"] if key in r}
+    found = {RESOURCE_KEYS[r["name"]]: r[key] for r in entry["resources"] if key in r}
     return found or None
 
 
@@ -77,32 +74,33 @@ def queues(plan: Plan) -> list[dict[str, Any]]:
     reg = plan.registered
     rows: list[dict[str, Any]] = []
     for team in plan.settings.scheduling.teams:
-        queue = reg.cluster_queues[team.name]["spec"]
+        queue = reg.cluster_queues[team.name]
         flavors = [
             {
                 "flavor": entry["name"],
-                "nominal": {_KEYS[r["name"]]: r["nominalQuota"] for r in entry["resources"]},
+                "nominal": {
+                    RESOURCE_KEYS[r["name"]]: r["nominalQuota"] for r in entry["resources"]
+                },
                 "borrowingLimit": _limits(entry, "borrowingLimit"),
                 "lendingLimit": _limits(entry, "lendingLimit"),
             }
-            for group in queue.get("resourceGroups", [])
-            for entry in group["flavors"]
+            for entry in flavor_entries(queue)
         ]
-        kai = reg.kai_queues[team.name]["spec"]
+        kai = reg.kai_queues[team.name]
         rows.append(
             {
                 "team": team.name,
                 "department": team.department,
-                "cohort": queue.get("cohortName"),
+                "cohort": queue["spec"].get("cohortName"),
                 "namespace": team.namespace,
                 "localQueue": team.local_queue,
                 "flavors": flavors,
                 "kai": {
                     "queue": team.name,
-                    "parent": kai.get("parentQueue"),
+                    "parent": parent_queue(kai),
                     # KAI units: GPUs, CPU millicores, memory MB (10^6 bytes); -1 unlimited.
                     **{
-                        key: {name: kai["resources"][name][key] for name in KAI_RESOURCES}
+                        key: {name: kai_amount(kai, name, key) for name in KAI_RESOURCES}
                         for key in ("quota", "limit")
                     },
                     "overQuotaWeight": team.over_quota_weight,
@@ -121,7 +119,7 @@ def _pod_set(pod_set: PodSetPlan, plan: Plan) -> dict[str, Any]:
         "nodeSelector": dict(pod_set.pod_set.node_selector),
         "flavor": flavor,
         "mayUse": list(pod_set.may_use),
-        "vmSize": pool_vm_size(plan.settings.cluster, flavor) if flavor else None,
+        "vmSize": plan.settings.cluster.pool(flavor).vm_size if flavor else None,
         "podsPerNode": dict(pod_set.pods_per_node),
         "fitsNode": pod_set.fits_node(flavor) if flavor else None,
     }

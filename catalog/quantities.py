@@ -16,6 +16,8 @@ UNLIMITED: Final = -1
 GPU_RESOURCE: Final = "nvidia.com/gpu"
 # The resources every flavor covers, in the order each flavor lists them.
 RESOURCES: Final = ("cpu", "memory", GPU_RESOURCE)
+# Kubernetes resource name -> the key the stack file, the plan summary and KAI's queues use.
+RESOURCE_KEYS: Final[dict[str, str]] = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}
 
 _BINARY: Final[dict[str, int]] = {
     "Ki": 1024,

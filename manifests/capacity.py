@@ -93,28 +93,14 @@ def gpu_share(vm_size: str) -> Amounts:
     )
 
 
-def _pool(cluster: ClusterSettings, flavor: str) -> tuple[str, int]:
-    """(VM size, max nodes) of the pool behind a flavor."""
-    if flavor == CPU_POOL_NAME:
-        return cluster.cpu_pool.vm_size, cluster.cpu_pool.max_count
-    pool = cluster.gpu_pool(flavor)
-    return pool.vm_size, pool.max_count
-
-
 def pool_capacity(cluster: ClusterSettings, flavor: str) -> Amounts:
     """Everything pods can request on the flavor's pool at its maximum size."""
-    vm_size, nodes = _pool(cluster, flavor)
-    return node_allocatable(vm_size).times(nodes)
+    pool = cluster.pool(flavor)
+    return node_allocatable(pool.vm_size).times(pool.max_count)
 
 
 def _given(resources: Resources | None, resource: str) -> int | None:
-    if resources is None:
-        return None
-    return {
-        "cpu": resources.cpu_millis,
-        "memory": resources.memory_bytes,
-        GPU_RESOURCE: resources.gpu,
-    }[resource]
+    return None if resources is None else resources.amount(resource)
 
 
 def unlimited_resources(team: TeamSettings, flavor: str, settings: Settings) -> frozenset[str]:
@@ -142,7 +128,7 @@ def effective_quota(team: TeamSettings, flavor: str, settings: Settings) -> Amou
     if flavor == CPU_POOL_NAME:
         return Amounts(cpu_millis=amount("cpu", 0), memory_bytes=amount("memory", 0), gpu=0)
     gpu = amount(GPU_RESOURCE, 0)
-    share = gpu_share(_pool(cluster, flavor)[0]).times(gpu)
+    share = gpu_share(cluster.pool(flavor).vm_size).times(gpu)
     return Amounts(
         cpu_millis=amount("cpu", share.cpu_millis),
         memory_bytes=amount("memory", share.memory_bytes),
@@ -167,7 +153,7 @@ def effective_limit(
         return result
     gpus = result[GPU_RESOURCE]
     if gpus is not None:
-        share = gpu_share(_pool(settings.cluster, flavor)[0]).times(gpus)
+        share = gpu_share(settings.cluster.pool(flavor).vm_size).times(gpus)
         nominal = effective_quota(team, flavor, settings)
         for resource in ("cpu", "memory"):
             if result[resource] is None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from catalog.quantities import GPU_RESOURCE, UNLIMITED
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, UNLIMITED
 from catalog.versions import KAI_API_VERSION
 from manifests.capacity import effective_limit, effective_quota, unlimited_resources
 from manifests.kueue import team_flavors
@@ -31,8 +31,8 @@ KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
 KAI_PRIORITY_LABEL: Final = "priorityClassName"
 MEGABYTE: Final = 10**6
 
-# KAI resource name -> the Kubernetes resource it counts.
-KAI_RESOURCES: Final = {"cpu": "cpu", "gpu": GPU_RESOURCE, "memory": "memory"}
+# KAI resource name -> the Kubernetes resource it counts, in the order a KAI Queue lists them.
+KAI_RESOURCES: Final = {RESOURCE_KEYS[r]: r for r in ("cpu", GPU_RESOURCE, "memory")}
 
 
 def kai_units(resource: str, amount: int) -> int:

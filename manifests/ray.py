@@ -1,6 +1,7 @@
 """RayJobs and the RayService of the payloads, as plain dicts (KubeRay v1).
 
-Every rule the schedulers and KubeRay read lives here, once:
+Every rule the schedulers and KubeRay read of the objects themselves lives here, once (the pods
+are manifests/ray_pods.py):
 
 - Queue and priority labels for both schedulers on the RayJob/RayService: Kueue
   (`kueue.x-k8s.io/queue-name` = the team's LocalQueue, `kueue.x-k8s.io/priority-class`) and KAI
@@ -14,18 +15,8 @@ Every rule the schedulers and KubeRay read lives here, once:
 - `submissionMode: HTTPMode`: KubeRay submits the job to the head's dashboard itself. KubeRay with
   `batchScheduler.name: kai-scheduler` rejects the default K8sJobMode, and HTTPMode adds no
   submitter pod or sidecar, so the pods Kueue and KAI count are exactly `pod_sets()`.
-- No in-tree autoscaling; every worker group has minReplicas == maxReplicas == replicas, so the
-  gang KAI schedules (head + every worker) is the gang Kueue admitted.
-- Workload identity on the head and every worker: the team's Ray service account and the pod
-  label `azure.workload.identity/use: "true"`. Workers carry no node selector or toleration:
-  Kueue injects those of the ResourceFlavor it assigned to each pod set when it admits the
-  workload (a GPU pool for GPU workers). The head alone selects the CPU pool (the `cpu` flavor's
-  own node labels, so they can never contradict): Kueue only assigns a flavor whose node labels
-  the pod's selector allows, so a head waits for CPU-pool quota instead of spilling onto a GPU
-  flavor's cpu/memory quota and holding a GPU node.
-- Payload code comes from the repository as a ConfigMap mounted on every Ray container, its
-  runtime requirements as Ray `runtime_env` pip packages, the Hugging Face token (when
-  configured) from a Secret by `secretKeyRef`, never as a value.
+- Payload code comes from the repository as an immutable ConfigMap, its runtime requirements as
+  Ray `runtime_env` pip packages.
 """
 
 from __future__ import annotations
@@ -34,117 +25,35 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import yaml
 
-from catalog.pools import CPU_POOL_NAME, pool_node_labels
-from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
-from catalog.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
-from manifests.admission import PodSet
+from catalog.versions import RAY_API_VERSION, RAY_IMAGE
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
 from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
-from manifests.namespaces import MANAGED_BY, RAY_SERVICE_ACCOUNT
-from workloads.spec import (
-    ADAPTER_CONTAINER,
-    ADAPTER_PREFIX,
-    BASE_MODEL,
-    PodShape,
-    WorkerGroup,
-    WorkloadSpec,
+from manifests.namespaces import MANAGED_BY
+from manifests.ray_pods import (
+    HF_TOKEN_KEY,
+    HF_TOKEN_SECRET,
+    SERVE_PORT,
+    TEAM_LABEL,
+    WORKLOAD_LABEL,
+    Team,
+    Workload,
+    config_map_key,
+    ray_cluster_spec,
+    worker_groups,
 )
+from workloads.spec import ADAPTER_CONTAINER, ADAPTER_PREFIX, BASE_MODEL, WorkloadSpec
 
-# Labels the schedulers read.
-WORKLOAD_IDENTITY_LABEL: Final = "azure.workload.identity/use"
-WORKLOAD_LABEL: Final = "aksray.io/workload"
-TEAM_LABEL: Final = "aksray.io/team"
 RUN_LABEL: Final = "aksray.io/run"
 
 SUBMISSION_MODE: Final = "HTTPMode"
-HEAD_CONTAINER: Final = "ray-head"
-WORKER_CONTAINER: Final = "ray-worker"
-PAYLOAD_VOLUME: Final = "payload"
-PAYLOAD_MOUNT: Final = "/home/ray/payload"
-HF_TOKEN_SECRET: Final = "huggingface-token"  # noqa: S105 - a Secret's name, not a credential
-HF_TOKEN_KEY: Final = "token"  # noqa: S105 - a key name
-HF_TOKEN_ENV: Final = "HF_TOKEN"  # noqa: S105 - an environment variable's name
-STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
-SERVE_PORT: Final = 8000
 SERVE_APP_NAME: Final = "llm"
 SERVE_MODEL_ID: Final = "qwen2.5-7b-instruct"
 MAX_NAME_LENGTH: Final = 47  # KubeRay: RayJob/RayService names leave room for the cluster's
 DIGEST_LENGTH: Final = 10
-
-_HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", 8265), ("client", 10001))
-# The head runs on the CPU pool: the `cpu` flavor's own node labels (catalog/pools.py).
-HEAD_NODE_SELECTOR: Final = pool_node_labels(CPU_POOL_NAME)
-
-
-class Team(Protocol):
-    """What a workload needs from its team (settings.model.TeamSettings fits)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def namespace(self) -> str: ...
-    @property
-    def local_queue(self) -> str: ...
-
-
-class Workload(Protocol):
-    """What a builder needs from one workload's settings (WorkloadSettings fits)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def priority(self) -> str: ...
-    @property
-    def workers(self) -> int | None: ...
-    @property
-    def lora_adapter(self) -> bool: ...
-    @property
-    def run(self) -> str: ...
-
-
-class WorkerCount(Protocol):
-    @property
-    def workers(self) -> int | None: ...
-
-
-# --------------------------------------------------------------------------------------------
-# Pod sets: what Kueue admits and KAI gang-schedules
-# --------------------------------------------------------------------------------------------
-
-
-def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGroup, ...]:
-    """The spec's worker groups, the GPU group sized by the `workers` option where it has one."""
-    if workload.workers is None or "workers" not in spec.options:
-        return spec.workers
-    first_gpu = next(i for i, group in enumerate(spec.workers) if group.pod.gpus)
-    return tuple(
-        WorkerGroup(group.name, workload.workers, group.pod) if i == first_gpu else group
-        for i, group in enumerate(spec.workers)
-    )
-
-
-def pod_requests(pod: PodShape) -> dict[str, int]:
-    """One pod's requests in canonical units, as Kueue counts them (no GPU entry without GPUs)."""
-    requests = {"cpu": parse_cpu_millis(pod.cpu), "memory": parse_memory_bytes(pod.memory)}
-    if pod.gpus:
-        requests[GPU_RESOURCE] = pod.gpus
-    return requests
-
-
-def pod_sets(spec: WorkloadSpec, workload: WorkerCount) -> list[PodSet]:
-    """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs).
-
-    What manifests/admission.py admits: the head carries its CPU-pool node selector, exactly as
-    its pod template does; workers carry none (Kueue injects the assigned flavor's)."""
-    head = PodSet("head", 1, pod_requests(spec.head), dict(HEAD_NODE_SELECTOR))
-    return [head] + [
-        PodSet(group.name, group.replicas, pod_requests(group.pod))
-        for group in worker_groups(spec, workload)
-    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,11 +65,6 @@ def digest(value: Any) -> str:
     """A short, stable hash of plain data (sorted JSON)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LENGTH]
-
-
-def _config_map_key(path: str) -> str:
-    # ConfigMap keys allow [-._a-zA-Z0-9]; the volume's `items` map each key back to its path.
-    return path.replace("/", "__")
 
 
 def payload_config_map_name(spec: WorkloadSpec, files: Mapping[str, str]) -> str:
@@ -178,7 +82,7 @@ def payload_config_map(spec: WorkloadSpec, team: Team, files: Mapping[str, str])
             "labels": {**MANAGED_BY, WORKLOAD_LABEL: spec.name, TEAM_LABEL: team.name},
         },
         "immutable": True,
-        "data": {_config_map_key(path): text for path, text in sorted(files.items())},
+        "data": {config_map_key(path): text for path, text in sorted(files.items())},
     }
 
 
@@ -194,156 +98,6 @@ def hf_token_secret(namespace: str, token: object) -> dict[str, Any]:
         },
         "type": "Opaque",
         "stringData": {HF_TOKEN_KEY: token},
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# Pod templates
-# --------------------------------------------------------------------------------------------
-
-
-def _resources(pod: PodShape) -> dict[str, Any]:
-    requests: dict[str, Any] = {"cpu": pod.cpu, "memory": pod.memory}
-    limits: dict[str, Any] = {"memory": pod.memory}
-    if pod.gpus:
-        requests[GPU_RESOURCE] = pod.gpus
-        limits[GPU_RESOURCE] = pod.gpus
-    return {"requests": requests, "limits": limits}
-
-
-def _env(
-    spec: WorkloadSpec, *, code: bool, hf_token: bool, storage_account: object | None
-) -> list[dict[str, Any]]:
-    env: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in spec.env]
-    if code:
-        env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
-    if storage_account is not None:
-        env.append({"name": STORAGE_ACCOUNT_ENV, "value": storage_account})
-    if hf_token:
-        env.append(
-            {
-                "name": HF_TOKEN_ENV,
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": HF_TOKEN_KEY}},
-            }
-        )
-    return env
-
-
-def _pod_template(
-    spec: WorkloadSpec,
-    team: Team,
-    *,
-    container: str,
-    pod: PodShape,
-    ports: Sequence[tuple[str, int]],
-    config_map: str | None,
-    files: Mapping[str, str],
-    hf_token: bool,
-    storage_account: object | None,
-    node_selector: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    main: dict[str, Any] = {
-        "name": container,
-        "image": RAY_IMAGE,
-        "imagePullPolicy": "IfNotPresent",
-        "resources": _resources(pod),
-        "env": _env(
-            spec, code=config_map is not None, hf_token=hf_token, storage_account=storage_account
-        ),
-    }
-    if ports:
-        main["ports"] = [{"name": name, "containerPort": port} for name, port in ports]
-    pod_spec: dict[str, Any] = {
-        "serviceAccountName": RAY_SERVICE_ACCOUNT,
-        "containers": [main],
-    }
-    if node_selector:
-        pod_spec["nodeSelector"] = dict(node_selector)
-    if config_map is not None:
-        main["volumeMounts"] = [
-            {"name": PAYLOAD_VOLUME, "mountPath": PAYLOAD_MOUNT, "readOnly": True}
-        ]
-        pod_spec["volumes"] = [
-            {
-                "name": PAYLOAD_VOLUME,
-                "configMap": {
-                    "name": config_map,
-                    "items": [{"key": _config_map_key(p), "path": p} for p in sorted(files)],
-                },
-            }
-        ]
-    return {
-        "metadata": {
-            "labels": {
-                WORKLOAD_IDENTITY_LABEL: "true",
-                WORKLOAD_LABEL: spec.name,
-                TEAM_LABEL: team.name,
-            }
-        },
-        "spec": pod_spec,
-    }
-
-
-def ray_cluster_spec(
-    spec: WorkloadSpec,
-    workload: Workload,
-    team: Team,
-    *,
-    config_map: str | None,
-    files: Mapping[str, str],
-    hf_token: bool,
-    storage_account: object | None,
-) -> dict[str, Any]:
-    serve_ports: tuple[tuple[str, int], ...] = (
-        (("serve", SERVE_PORT),) if spec.kind == "RayService" else ()
-    )
-
-    def template(
-        container: str,
-        pod: PodShape,
-        ports: Sequence[tuple[str, int]],
-        node_selector: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
-        return _pod_template(
-            spec,
-            team,
-            container=container,
-            pod=pod,
-            ports=ports,
-            config_map=config_map,
-            files=files,
-            hf_token=hf_token,
-            storage_account=storage_account,
-            node_selector=node_selector,
-        )
-
-    return {
-        "rayVersion": RAY_VERSION,
-        # Kueue admits a fixed shape; autoscaling is for elastic jobs only.
-        "enableInTreeAutoscaling": False,
-        "headGroupSpec": {
-            # No tasks on the head: the driver (or Serve's controller) runs there, the work on
-            # the workers.
-            "rayStartParams": {"num-cpus": "0", "dashboard-host": "0.0.0.0"},  # noqa: S104
-            "template": template(
-                HEAD_CONTAINER,
-                spec.head,
-                (*_HEAD_PORTS, *serve_ports),
-                node_selector=HEAD_NODE_SELECTOR,
-            ),
-        },
-        "workerGroupSpecs": [
-            {
-                "groupName": group.name,
-                "replicas": group.replicas,
-                "minReplicas": group.replicas,
-                "maxReplicas": group.replicas,
-                "numOfHosts": 1,
-                "rayStartParams": {},
-                "template": template(WORKER_CONTAINER, group.pod, serve_ports),
-            }
-            for group in worker_groups(spec, workload)
-        ],
     }
 
 
@@ -363,7 +117,7 @@ def _metadata(spec: WorkloadSpec, workload: Workload, team: Team, name: str) -> 
     }
 
 
-def _runtime_env(requirements: Sequence[str]) -> dict[str, Any]:
+def runtime_env(requirements: Sequence[str]) -> dict[str, Any]:
     # pip_check off: the image's own packages need not satisfy every pin's resolver view.
     return {"pip": {"packages": list(requirements), "pip_check": False}}
 
@@ -428,7 +182,7 @@ def ray_job(
             "suspend": True,
             "submissionMode": SUBMISSION_MODE,
             "entrypoint": " ".join(command),
-            "runtimeEnvYAML": yaml.safe_dump(_runtime_env(requirements), sort_keys=True),
+            "runtimeEnvYAML": yaml.safe_dump(runtime_env(requirements), sort_keys=True),
             "shutdownAfterJobFinishes": True,
             "ttlSecondsAfterFinished": spec.ttl_seconds_after_finished,
             "backoffLimit": 0,
@@ -488,7 +242,7 @@ def serve_config(
         },
     }
     if requirements:
-        application["runtime_env"] = _runtime_env(requirements)
+        application["runtime_env"] = runtime_env(requirements)
     return {"http_options": {"host": "0.0.0.0", "port": SERVE_PORT}, "applications": [application]}  # noqa: S104
 
 

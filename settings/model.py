@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Literal
 
 from catalog.pools import CPU_POOL_NAME
+from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
 from workloads.catalog import WORKLOADS
 
@@ -127,6 +128,11 @@ class Resources:
     gpu: int | None = None
     cpu_millis: int | None = None
     memory_bytes: int | None = None
+
+    def amount(self, resource: str) -> int | None:
+        """The amount of a Kubernetes resource: `cpu`, `memory` or `nvidia.com/gpu`."""
+        by_resource = {"cpu": self.cpu_millis, "memory": self.memory_bytes, GPU_RESOURCE: self.gpu}
+        return by_resource[resource]
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,20 @@ from collections.abc import Callable, Iterator
 from typing import Final
 
 from catalog.pools import CPU_POOL_NAME
-from catalog.quantities import UNLIMITED, QuantityError, parse_cpu_millis, parse_memory_bytes
+from catalog.quantities import (
+    GPU_RESOURCE,
+    RESOURCE_KEYS,
+    UNLIMITED,
+    QuantityError,
+    parse_cpu_millis,
+    parse_memory_bytes,
+)
 from settings.model import Resources, TeamSettings
 from settings.reader import Section, describe, join
 
-# The keys of one flavor's amounts, as the stack file writes them.
-RESOURCE_KEYS: Final = ("gpu", "cpu", "memory")
+# The keys of one flavor's amounts, in the order the stack file lists them.
+AMOUNT_ORDER: Final = (GPU_RESOURCE, "cpu", "memory")
+AMOUNT_KEYS: Final = tuple(RESOURCE_KEYS[resource] for resource in AMOUNT_ORDER)
 # Sanity bounds: a number past these is a typo, not a plan.
 MAX_GPUS: Final = 100_000
 MAX_CPU_MILLIS: Final = 10_000_000 * 1000
@@ -40,7 +48,7 @@ def parse_resources(
                 f"{', '.join(flavors)} (the CPU pool is `cpu`, GPU pools by name)",
             )
             continue
-        entry = section.child(path, amounts, RESOURCE_KEYS)
+        entry = section.child(path, amounts, AMOUNT_KEYS)
         if entry is not None:
             result[str(flavor)] = _flavor_amounts(entry, key, str(flavor), allow_unlimited)
     return result
@@ -49,7 +57,7 @@ def parse_resources(
 def _flavor_amounts(entry: Section, key: str, flavor: str, allow_unlimited: bool) -> Resources:
     unlimited = {
         resource
-        for resource in RESOURCE_KEYS
+        for resource in AMOUNT_KEYS
         if entry.has(resource) and entry.value[resource] == "unlimited"
     }
     if unlimited and not allow_unlimited:
@@ -59,7 +67,7 @@ def _flavor_amounts(entry: Section, key: str, flavor: str, allow_unlimited: bool
                 "only a quota can be unlimited; leave a limit out for no limit",
             )
         return Resources()  # reported once: the amount is not read again as a number
-    gpu, cpu, memory = (_amount(entry, resource, unlimited) for resource in RESOURCE_KEYS)
+    gpu, cpu, memory = (_amount(entry, resource, unlimited) for resource in AMOUNT_KEYS)
     _check_cpu_flavor(entry, key, flavor, gpu)
     return Resources(gpu=gpu, cpu_millis=cpu, memory_bytes=memory)
 
@@ -131,9 +139,8 @@ def _amount_pairs(
     limit: Resources, nominal: Resources
 ) -> Iterator[tuple[str, int | None, int | None]]:
     """(resource key, limit amount, quota amount) per resource."""
-    yield "gpu", limit.gpu, nominal.gpu
-    yield "cpu", limit.cpu_millis, nominal.cpu_millis
-    yield "memory", limit.memory_bytes, nominal.memory_bytes
+    for resource in AMOUNT_ORDER:
+        yield RESOURCE_KEYS[resource], limit.amount(resource), nominal.amount(resource)
 
 
 def check_limits_within_quota(section: Section, team: TeamSettings) -> None:

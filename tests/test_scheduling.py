@@ -18,18 +18,12 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 
+from aksray.admission import Inadmissible, assign_flavor, assign_pod_sets, cohort_borrowable
 from aksray.mocks import PlatformMocks
 from aksray.runner import PROJECT_ROOT, RecordedResource, RecordingMonitor, RunResult, run_program
 from catalog.pools import GPU_TAINT, POOL_LABEL_KEY, SPOT_TAINT
 from catalog.quantities import parse_cpu_millis, parse_memory_bytes
-from manifests import ray
-from manifests.admission import (
-    Inadmissible,
-    PodSet,
-    assign_flavor,
-    assign_pod_sets,
-    cohort_borrowable,
-)
+from manifests import ray_pods
 from manifests.capacity import (
     MIB,
     Amounts,
@@ -49,6 +43,7 @@ from manifests.kueue import (
     resource_flavors,
     workload_priority_classes,
 )
+from manifests.ray_pods import PodSet
 from settings.model import Settings, TeamSettings
 from settings.parse import parse_settings
 from tests.harness import REFERENCE, P, assert_rejected, mutated, one, planned
@@ -419,7 +414,7 @@ def test_every_enabled_workload_is_admitted_with_heads_on_cpu_and_workers_on_gpu
         spec = WORKLOADS[workload.name]
         team = settings.scheduling.team(workload.team)
         # the pod sets the Ray builders produce, the head with its CPU-pool node selector
-        pod_sets = ray.pod_sets(spec, workload)
+        pod_sets = ray_pods.pod_sets(spec, workload)
         assert pod_sets[0].node_selector == {POOL_LABEL_KEY: "cpu"}
         flavors = {f["metadata"]["name"]: f for f in resource_flavors(settings.cluster)}
         assignments = assign_pod_sets(

@@ -19,7 +19,7 @@ import aksray.runner
 from aksray.render import write_render
 from aksray.runner import RecordedResource, RunResult, run_program
 from catalog.versions import RAY_IMAGE, RAY_VERSION
-from manifests import ray
+from manifests import ray, ray_pods
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
 from tests.crd_conformance import validate_object
 from tests.harness import (
@@ -213,7 +213,7 @@ def test_fixed_size_gang_without_autoscaling(stack: str, workload: str) -> None:
         assert group["minReplicas"] == group["maxReplicas"] == group["replicas"]
         assert group["numOfHosts"] == 1
     # The pod sets the planner reads describe exactly these pods.
-    sets = ray.pod_sets(WORKLOADS[workload], settings)
+    sets = ray_pods.pod_sets(WORKLOADS[workload], settings)
     assert [(s.name, s.count) for s in sets] == [("head", 1)] + [
         (g["groupName"], g["replicas"]) for g in groups
     ]
@@ -227,14 +227,16 @@ def test_fixed_size_gang_without_autoscaling(stack: str, workload: str) -> None:
 def test_gang_sizes() -> None:
     def gang(result: RunResult, workload: str) -> tuple[int, int]:
         settings, _ = _settings(result, workload)
-        sets = ray.pod_sets(WORKLOADS[workload], settings)
+        sets = ray_pods.pod_sets(WORKLOADS[workload], settings)
         return sum(s.count for s in sets), sum(s.total_gpus for s in sets)
 
     assert gang(planned("dev+run"), "qwen-lora") == (5, 4)  # head + 4 one-GPU workers
     assert gang(_variant_run(), "qwen-lora") == (3, 2)  # workers: 2
     assert gang(planned("dev+run"), "aurora-finetune") == (2, 1)
     assert gang(planned("prod+run"), "llm-serve") == (2, 1)
-    head = ray.pod_sets(WORKLOADS["qwen-lora"], _settings(planned("dev+run"), "qwen-lora")[0])[0]
+    head = ray_pods.pod_sets(WORKLOADS["qwen-lora"], _settings(planned("dev+run"), "qwen-lora")[0])[
+        0
+    ]
     assert (head.cpu_millis, head.memory_bytes, head.gpus) == (2000, 8 * 2**30, 0)
 
 
@@ -296,9 +298,9 @@ def test_payload_code_reaches_every_ray_container_from_the_repository(stack: str
             assert sorted(i["path"] for i in volume["configMap"]["items"]) == sorted(files)
             (container,) = template["spec"]["containers"]
             assert container["volumeMounts"] == [
-                {"name": "payload", "mountPath": ray.PAYLOAD_MOUNT, "readOnly": True}
+                {"name": "payload", "mountPath": ray_pods.PAYLOAD_MOUNT, "readOnly": True}
             ]
-            assert {"name": "PYTHONPATH", "value": ray.PAYLOAD_MOUNT} in container["env"]
+            assert {"name": "PYTHONPATH", "value": ray_pods.PAYLOAD_MOUNT} in container["env"]
         runtime_env = yaml.safe_load(job.inputs["spec"]["runtimeEnvYAML"])
         assert runtime_env["pip"]["packages"] == list(requirements(spec))
         assert all("==" in line for line in requirements(spec))

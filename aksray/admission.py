@@ -1,7 +1,8 @@
 """A small, pure simulation of how Kueue assigns flavors to a workload's pod sets.
 
-It reads the ClusterQueue dict the builders produce (manifests/kueue.py), so tests and the planner
-check the very object that gets deployed. It models Kueue's flavor assigner on an empty cluster:
+It reads the ClusterQueue dict the builders produce (manifests/kueue.py) and the pod sets of
+manifests/ray_pods.py, so tests and the planner check the very objects that get deployed. It
+models Kueue's flavor assigner on an empty cluster:
 
 - a pod set's requests are its per-pod requests times its pod count; resources it requests 0 of
   do not count;
@@ -22,10 +23,11 @@ Not modelled: preemption, admission checks, topology, fair sharing, partial admi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
-from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
+from aksray.objects import flavor_entries, parse_amount
+from manifests.ray_pods import PodSet
 
 # Amounts are integers in canonical units: cpu in millicores, memory in bytes, others in units.
 Requests = Mapping[str, int]
@@ -41,47 +43,6 @@ class Inadmissible(Exception):  # noqa: N818 - a verdict, not a program error
         super().__init__(f"{pod_set}: {reason}")
         self.pod_set = pod_set
         self.reason = reason
-
-
-def parse_amount(resource: str, value: object) -> int:
-    """A quota quantity of a resource in canonical integer units."""
-    if resource == "cpu":
-        return parse_cpu_millis(value)
-    return parse_memory_bytes(value)  # memory in bytes; extended resources are plain counts
-
-
-@dataclass(frozen=True)
-class PodSet:
-    """One group of identical pods: Kueue's pod set, one part of KAI's gang.
-
-    `requests` are per pod, in canonical units (cpu millicores, memory bytes, GPUs);
-    `node_selector` is the pods' own (a Ray head selects the CPU pool).
-    """
-
-    name: str
-    count: int
-    requests: Requests  # per pod
-    node_selector: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def total(self) -> dict[str, int]:
-        return {r: v * self.count for r, v in self.requests.items() if v > 0}
-
-    @property
-    def cpu_millis(self) -> int:
-        return self.requests.get("cpu", 0)
-
-    @property
-    def memory_bytes(self) -> int:
-        return self.requests.get("memory", 0)
-
-    @property
-    def gpus(self) -> int:
-        return self.requests.get(GPU_RESOURCE, 0)
-
-    @property
-    def total_gpus(self) -> int:
-        return self.count * self.gpus
 
 
 @dataclass(frozen=True)
@@ -151,11 +112,11 @@ def assign_pod_sets(
     spec = cluster_queue["spec"]
     groups = spec.get("resourceGroups", [])
     when_can_borrow = spec.get("flavorFungibility", {}).get("whenCanBorrow", "MayStopSearch")
+    covered = {r for group in groups for r in group["coveredResources"]}
     usage: dict[FlavorResource, int] = {}
     result: list[dict[str, str]] = []
     for pod_set in pod_sets:
         total = pod_set.total
-        covered = {r for group in groups for r in group["coveredResources"]}
         uncovered = sorted(set(total) - covered)
         if uncovered:
             raise Inadmissible(pod_set.name, f"no resource group covers {', '.join(uncovered)}")
@@ -164,30 +125,48 @@ def assign_pod_sets(
             wanted = {r: v for r, v in total.items() if r in group["coveredResources"]}
             if not wanted:
                 continue
-            chosen: str | None = None
-            fallback: str | None = None
-            for flavor in group["flavors"]:
-                name = str(flavor["name"])
-                if not labels_allow(name, pod_set.node_selector, resource_flavors):
-                    continue
-                mode = _fit(name, _quotas(flavor), wanted, usage, borrowable or {})
-                if mode == _FIT:
-                    chosen = name
-                    break
-                if mode == _BORROW:
-                    if when_can_borrow == "MayStopSearch":
-                        chosen = name
-                        break
-                    fallback = fallback or name
-            chosen = chosen or fallback
-            if chosen is None:
-                names = ", ".join(str(f["name"]) for f in group["flavors"])
-                raise Inadmissible(pod_set.name, f"no flavor of [{names}] has room for {wanted}")
+            chosen = _choose_flavor(
+                group,
+                pod_set,
+                wanted,
+                usage=usage,
+                borrowable=borrowable or {},
+                resource_flavors=resource_flavors,
+                stop_at_borrowing=when_can_borrow == "MayStopSearch",
+            )
             for resource, amount in wanted.items():
                 assignment[resource] = chosen
                 usage[(chosen, resource)] = usage.get((chosen, resource), 0) + amount
         result.append(assignment)
     return result
+
+
+def _choose_flavor(
+    group: Mapping[str, Any],
+    pod_set: PodSet,
+    wanted: Mapping[str, int],
+    *,
+    usage: Mapping[FlavorResource, int],
+    borrowable: Mapping[FlavorResource, int],
+    resource_flavors: Mapping[str, Any] | None,
+    stop_at_borrowing: bool,
+) -> str:
+    """The flavor of one resource group a pod set gets: the first that fits, or (unless the
+    queue stops at the first that fits by borrowing) the first that fits by borrowing."""
+    fallback: str | None = None
+    for flavor in group["flavors"]:
+        name = str(flavor["name"])
+        if not labels_allow(name, pod_set.node_selector, resource_flavors):
+            continue
+        mode = _fit(name, _quotas(flavor), wanted, usage, borrowable)
+        if mode == _FIT or (mode == _BORROW and stop_at_borrowing):
+            return name
+        if mode == _BORROW:
+            fallback = fallback or name
+    if fallback is None:
+        names = ", ".join(str(f["name"]) for f in group["flavors"])
+        raise Inadmissible(pod_set.name, f"no flavor of [{names}] has room for {wanted}")
+    return fallback
 
 
 def usable_flavors(
@@ -221,14 +200,13 @@ def headroom(
     """The most a queue can admit per (flavor, resource) on an empty cluster: nominal quota plus
     min(borrowingLimit, what the cohort can lend)."""
     result: dict[FlavorResource, int] = {}
-    for group in cluster_queue["spec"].get("resourceGroups", []):
-        for flavor in group["flavors"]:
-            name = str(flavor["name"])
-            for resource, quota in _quotas(flavor).items():
-                lendable = (borrowable or {}).get((name, resource), 0)
-                if quota.borrowing_limit is not None:
-                    lendable = min(lendable, quota.borrowing_limit)
-                result[(name, resource)] = quota.nominal + lendable
+    for flavor in flavor_entries(cluster_queue):
+        name = str(flavor["name"])
+        for resource, quota in _quotas(flavor).items():
+            lendable = (borrowable or {}).get((name, resource), 0)
+            if quota.borrowing_limit is not None:
+                lendable = min(lendable, quota.borrowing_limit)
+            result[(name, resource)] = quota.nominal + lendable
     return result
 
 
@@ -280,16 +258,15 @@ def cohort_borrowable(
         if name == borrower or cq["spec"].get("cohortName") != cohort:
             continue
         used = (usage or {}).get(name, {})
-        for group in cq["spec"].get("resourceGroups", []):
-            for flavor in group["flavors"]:
-                for entry in flavor["resources"]:
-                    resource = str(entry["name"])
-                    key = (str(flavor["name"]), resource)
-                    nominal = parse_amount(resource, entry["nominalQuota"])
-                    limit = entry.get("lendingLimit")
-                    can_lend = nominal if limit is None else parse_amount(resource, limit)
-                    # Usage counts against the part a queue keeps before the part it lends.
-                    kept = nominal - can_lend
-                    free = max(0, can_lend - max(0, used.get(key, 0) - kept))
-                    lendable[key] = lendable.get(key, 0) + free
+        for flavor in flavor_entries(cq):
+            for entry in flavor["resources"]:
+                resource = str(entry["name"])
+                key = (str(flavor["name"]), resource)
+                nominal = parse_amount(resource, entry["nominalQuota"])
+                limit = entry.get("lendingLimit")
+                can_lend = nominal if limit is None else parse_amount(resource, limit)
+                # Usage counts against the part a queue keeps before the part it lends.
+                kept = nominal - can_lend
+                free = max(0, can_lend - max(0, used.get(key, 0) - kept))
+                lendable[key] = lendable.get(key, 0) + free
     return lendable
