@@ -21,14 +21,13 @@ from typing import Any, Final
 import pulumi
 from google.protobuf import json_format, struct_pb2
 from pulumi.runtime import mocks as pulumi_mocks
-from pulumi.runtime import resource as pulumi_resource
 from pulumi.runtime import rpc
 from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.config import set_all_config
-from pulumi.runtime.proto import resource_pb2, source_pb2
+from pulumi.runtime.proto import resource_pb2
 from pulumi.runtime.stack import run_pulumi_func
-from pulumi.runtime.sync_await import _ensure_event_loop, _sync_await
 
+from aksray import sdk_private
 from aksray.mocks import PlatformMocks, placeholder
 from aksray.stackfile import PROJECT, SECRET_STAND_IN, StackConfig, load_stack_config
 from settings.errors import Problem, SettingsError
@@ -39,12 +38,6 @@ PROGRAM: Final = PROJECT_ROOT / "__main__.py"
 PROJECT_FILE: Final = PROJECT_ROOT / "Pulumi.yaml"
 STACKS_DIR: Final = PROJECT_ROOT / "stacks"
 
-_SIG: Final = rpc._special_sig_key
-_SECRET_SIG: Final = rpc._special_secret_sig
-_RESOURCE_SIG: Final = rpc._special_resource_sig
-_OUTPUT_SIG: Final = rpc._special_output_value_sig
-_ASSET_SIG: Final = rpc._special_asset_sig
-_ARCHIVE_SIG: Final = rpc._special_archive_sig
 UNKNOWN_VALUE: Final = placeholder("computed by the engine")
 
 
@@ -123,17 +116,17 @@ class RunResult:
 def sanitize(value: Any) -> Any:
     """Wire values to plain data: secrets masked, unknowns and references made visible."""
     if isinstance(value, dict):
-        sig = value.get(_SIG)
-        if sig == _SECRET_SIG:
+        sig = value.get(sdk_private.SIG_KEY)
+        if sig == sdk_private.SECRET_SIG:
             return SECRET_STAND_IN
-        if sig == _RESOURCE_SIG:
+        if sig == sdk_private.RESOURCE_SIG:
             return value.get("urn")
-        if sig == _OUTPUT_SIG:
+        if sig == sdk_private.OUTPUT_VALUE_SIG:
             if value.get("secret"):
                 return SECRET_STAND_IN
             return sanitize(value["value"]) if "value" in value else UNKNOWN_VALUE
-        if sig in (_ASSET_SIG, _ARCHIVE_SIG):
-            return {k: sanitize(v) for k, v in value.items() if k != _SIG}
+        if sig in (sdk_private.ASSET_SIG, sdk_private.ARCHIVE_SIG):
+            return {k: sanitize(v) for k, v in value.items() if k != sdk_private.SIG_KEY}
         return {k: sanitize(v) for k, v in value.items()}
     if isinstance(value, list):
         return [sanitize(v) for v in value]
@@ -159,7 +152,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         response is the same message (tests compare the two for every stack).
         """
         urn = self.make_urn(request.parent, request.type, request.name)
-        _ensure_event_loop()  # type: ignore[no-untyped-call] # resource references need a loop
+        sdk_private.ensure_event_loop()  # resource references need a loop
         inputs = rpc.deserialize_properties(request.object)
         args = pulumi_mocks.MockResourceArgs(
             typ=request.type,
@@ -168,7 +161,7 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
             provider=request.provider,
             resource_id=request.importId,
             custom=request.custom or False,
-            transforms=pulumi_mocks._resolve_callbacks(request.transforms),
+            transforms=sdk_private.resolve_callbacks(request.transforms),
         )
         resource_id, state = self.mocks.new_resource(args)
         outputs = struct_pb2.Struct()
@@ -178,18 +171,13 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
         for key in dropped:
             del outputs.fields[key]
         if computed:
-            serialized = _sync_await(rpc.serialize_properties(computed, {}))
+            serialized = sdk_private.run_to_end(rpc.serialize_properties(computed, {}))
             for key in computed:
                 if key in serialized.fields:
                     outputs.fields[key].CopyFrom(serialized.fields[key])
                 elif key in outputs.fields:  # a value that serializes to nothing
                     del outputs.fields[key]
-        # As the SDK's monitor does: a mock may return no id (protobuf then leaves it empty).
-        self.resources[urn] = pulumi_mocks.MockMonitor.ResourceRegistration(
-            urn,
-            resource_id,  # type: ignore[arg-type]
-            state,
-        )
+        self.resources[urn] = sdk_private.resource_registration(urn, resource_id, state)
         return resource_pb2.RegisterResourceResponse(
             urn=urn,
             id=resource_id,  # type: ignore[arg-type]
@@ -274,10 +262,6 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def _no_stack_trace() -> source_pb2.StackTrace:
-    return source_pb2.StackTrace()
-
-
 @contextlib.contextmanager
 def _offline_runtime() -> Iterator[None]:
     """What a short offline run can do without, restored afterwards.
@@ -285,19 +269,15 @@ def _offline_runtime() -> Iterator[None]:
     - The cyclic garbage collector: the SDK allocates tens of thousands of Outputs, futures and
       tasks per hundred resources, and the collector's passes over that growing heap took about
       half of a run (more for large stacks). A run is short; its garbage is collected after it.
-    - Source positions: for every resource the SDK walks the Python stack and turns each frame's
-      file name into a URI, for the engine's diagnostics. Nothing here records them (about a
-      millisecond per resource).
+    - Source positions (`sdk_private.no_stack_traces`).
     Neither changes what the program registers.
     """
     collecting = gc.isenabled()
-    stack_trace = pulumi_resource._get_stack_trace
     gc.disable()
-    pulumi_resource._get_stack_trace = _no_stack_trace
     try:
-        yield
+        with sdk_private.no_stack_traces():
+            yield
     finally:
-        pulumi_resource._get_stack_trace = stack_trace
         if collecting:
             gc.enable()
 
