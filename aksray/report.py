@@ -192,142 +192,157 @@ def _kai(values: Mapping[str, int]) -> str:
 
 
 def summary_lines(data: Mapping[str, Any]) -> list[str]:
-    lines = ["Pools (node allocatable = VM size minus AKS reservations):"]
-    lines += _indent(
-        table(
-            (
-                "pool",
-                "vm size",
-                "gpu model",
-                "gpus/node",
-                "nodes",
-                "spot",
-                "max gpus",
-                "idle gpu nodes",
-                "node allocatable",
-            ),
-            (
-                (
-                    p["pool"],
-                    p["vmSize"],
-                    p["gpuModel"],
-                    p["gpusPerNode"],
-                    f"{p['minCount']}..{p['maxCount']}",
-                    "yes" if p["spot"] else "no",
-                    p["maxGpus"],
-                    p["idleGpuNodes"],
-                    _amounts(p["nodeAllocatable"], zeros=False),
-                )
-                for p in data["pools"]
-            ),
-        )
+    """The summary as `aksray plan` prints it: one table per part, a blank line between."""
+    parts = (
+        pools_table(data["pools"]),
+        queues_table(data["queues"]),
+        kai_queues_table(data["queues"]),
+        workloads_table(data["workloads"]),
+        critical_path_lines(data["criticalPath"]),
     )
-    lines += ["", "Queues (Kueue ClusterQueue per team, one cohort per department):"]
-    lines += _indent(
-        table(
-            (
-                "team",
-                "cohort",
-                "flavor",
-                "nominal gpu",
-                "nominal cpu",
-                "nominal memory",
-                "borrowing limit",
-                "lending limit",
-            ),
-            (
-                (
-                    q["team"],
-                    q["cohort"],
-                    f["flavor"],
-                    f["nominal"]["gpu"],
-                    f["nominal"]["cpu"],
-                    f["nominal"]["memory"],
-                    _amounts(f["borrowingLimit"]),
-                    _amounts(f["lendingLimit"]),
-                )
-                for q in data["queues"]
-                for f in q["flavors"]
-            ),
-        )
+    lines: list[str] = []
+    for part in parts:
+        lines += ["", *part] if lines else part
+    return lines
+
+
+def pools_table(pools: Sequence[Mapping[str, Any]]) -> list[str]:
+    header = (
+        "pool",
+        "vm size",
+        "gpu model",
+        "gpus/node",
+        "nodes",
+        "spot",
+        "max gpus",
+        "idle gpu nodes",
+        "node allocatable",
     )
-    lines += [
-        "",
-        "KAI queues per team (gpu / cpu millicores / memory MB; -1 = unlimited):",
+    rows = (
+        (
+            p["pool"],
+            p["vmSize"],
+            p["gpuModel"],
+            p["gpusPerNode"],
+            f"{p['minCount']}..{p['maxCount']}",
+            "yes" if p["spot"] else "no",
+            p["maxGpus"],
+            p["idleGpuNodes"],
+            _amounts(p["nodeAllocatable"], zeros=False),
+        )
+        for p in pools
+    )
+    return [
+        "Pools (node allocatable = VM size minus AKS reservations):",
+        *_indent(table(header, rows)),
     ]
-    lines += _indent(
-        table(
-            ("team", "parent", "quota", "limit", "weight"),
-            (
-                (
-                    q["team"],
-                    q["kai"]["parent"],
-                    _kai(q["kai"]["quota"]),
-                    _kai(q["kai"]["limit"]),
-                    q["kai"]["overQuotaWeight"],
-                )
-                for q in data["queues"]
-            ),
-        )
+
+
+def queues_table(queues: Sequence[Mapping[str, Any]]) -> list[str]:
+    header = (
+        "team",
+        "cohort",
+        "flavor",
+        "nominal gpu",
+        "nominal cpu",
+        "nominal memory",
+        "borrowing limit",
+        "lending limit",
     )
-    lines += [
-        "",
+    rows = (
+        (
+            q["team"],
+            q["cohort"],
+            f["flavor"],
+            f["nominal"]["gpu"],
+            f["nominal"]["cpu"],
+            f["nominal"]["memory"],
+            _amounts(f["borrowingLimit"]),
+            _amounts(f["lendingLimit"]),
+        )
+        for q in queues
+        for f in q["flavors"]
+    )
+    return [
+        "Queues (Kueue ClusterQueue per team, one cohort per department):",
+        *_indent(table(header, rows)),
+    ]
+
+
+def kai_queues_table(queues: Sequence[Mapping[str, Any]]) -> list[str]:
+    rows = (
+        (
+            q["team"],
+            q["kai"]["parent"],
+            _kai(q["kai"]["quota"]),
+            _kai(q["kai"]["limit"]),
+            q["kai"]["overQuotaWeight"],
+        )
+        for q in queues
+    )
+    return [
+        "KAI queues per team (gpu / cpu millicores / memory MB; -1 = unlimited):",
+        *_indent(table(("team", "parent", "quota", "limit", "weight"), rows)),
+    ]
+
+
+def workloads_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One row per pod set; the workload's own columns only on its first."""
+    header = (
+        "workload",
+        "status",
+        "team",
+        "kind",
+        "priority",
+        "gang pods / gpus",
+        "pod set",
+        "pods",
+        "per pod",
+        "flavor",
+        "one node holds it",
+    )
+    rows: list[tuple[object, ...]] = []
+    for w in workloads:
+        first: tuple[object, ...] = (
+            w["workload"],
+            w["status"],
+            w["team"],
+            w["kind"],
+            f"{w['priority']} {w['priorityValue']}",
+            f"{w['gangPods']} / {w['gangGpus']}",
+        )
+        for index, p in enumerate(w["podSets"]):
+            rows.append((*(first if index == 0 else ("",) * len(first)), *_pod_set_cells(p)))
+    return [
         "Workloads (flavor: what Kueue assigns on an empty cluster; staged: planned and "
         "checked, submitted once workloads.<name>.run is set):",
+        *_indent(table(header, rows)),
     ]
-    rows: list[tuple[object, ...]] = []
-    for w in data["workloads"]:
-        for index, p in enumerate(w["podSets"]):
-            first = index == 0
-            flavor = p["flavor"] or "never admitted"
-            fits = (
-                NONE
-                if p["fitsNode"] is None
-                else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)}"
-                f" per {p['vmSize']})"
-            )
-            rows.append(
-                (
-                    w["workload"] if first else "",
-                    w["status"] if first else "",
-                    w["team"] if first else "",
-                    w["kind"] if first else "",
-                    f"{w['priority']} {w['priorityValue']}" if first else "",
-                    f"{w['gangPods']} / {w['gangGpus']}" if first else "",
-                    p["name"],
-                    p["count"],
-                    _amounts(p["requests"], zeros=False),
-                    flavor,
-                    fits,
-                )
-            )
-    lines += _indent(
-        table(
-            (
-                "workload",
-                "status",
-                "team",
-                "kind",
-                "priority",
-                "gang pods / gpus",
-                "pod set",
-                "pods",
-                "per pod",
-                "flavor",
-                "one node holds it",
-            ),
-            rows,
-        )
+
+
+def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
+    fits = (
+        NONE
+        if p["fitsNode"] is None
+        else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)}"
+        f" per {p['vmSize']})"
     )
-    path = data["criticalPath"]
-    lines += [
-        "",
+    return (
+        p["name"],
+        p["count"],
+        _amounts(p["requests"], zeros=False),
+        p["flavor"] or "never admitted",
+        fits,
+    )
+
+
+def critical_path_lines(path: Mapping[str, Any]) -> list[str]:
+    return [
         f"Deploy critical path ({len(path['resources'])} resources, about "
         f"{format_duration(path['estimatedSeconds'])} by the estimated durations in "
         "aksray/graph.py):",
         "  " + " → ".join(path["resources"]),
     ]
-    return lines
 
 
 def _indent(lines: list[str]) -> list[str]:

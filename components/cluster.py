@@ -14,6 +14,7 @@ spn...). That identity is granted "Azure Kubernetes Service RBAC Cluster Admin" 
 from __future__ import annotations
 
 import base64
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -33,7 +34,7 @@ from manifests.aks import (
     system_pool_profile,
 )
 from manifests.identity import role_definition_id
-from settings.model import ClusterSettings
+from settings.model import ClusterSettings, DeployerPrincipalType, MaintenanceWindow
 
 
 class AksCluster(pulumi.ComponentResource):
@@ -62,40 +63,84 @@ class AksCluster(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("aksray:platform:AksCluster", name, None, opts)
-        child = pulumi.ResourceOptions(parent=self)
-        render_to = settings.render_yaml_to or None
         self.pools = {}
         self.maintenance = {}
-
         if settings.mode == "existing":
-            # No Azure resource and no Azure call: the cluster is reached by kube context only.
-            self.resource_group_name = None
-            self.oidc_issuer_url = None
-            self.node_resource_group = None
-            self.kubeconfig = None
-            self.cluster_name = pulumi.Output.from_input(settings.kubeconfig_context or "rendered")
-            self.provider = k8s.Provider(
-                f"{name}-k8s",
-                # The provider refuses a context or kubeconfig together with a render directory:
-                # rendering talks to no cluster at all.
-                context=None if render_to else settings.kubeconfig_context or None,
-                render_yaml_to_directory=render_to,
-                # Provider 4.25 applies server-side and adopts objects that already exist on an
-                # existing cluster (from 4.29 on that needs `upsert_existing_objects=True`).
-                opts=child,
-            )
-            self.ready = []
-            self.register_outputs({"clusterName": self.cluster_name})
-            return
+            self._reach_existing_cluster(name, settings)
+        else:
+            self._create_aks_cluster(name, settings, location=location, stack=stack)
 
-        names = aks_names(stack)
+    def _reach_existing_cluster(self, name: str, settings: ClusterSettings) -> None:
+        """No Azure resource and no Azure call: the cluster is reached by kube context only."""
+        render_to = settings.render_yaml_to or None
+        self.resource_group_name = None
+        self.oidc_issuer_url = None
+        self.node_resource_group = None
+        self.kubeconfig = None
+        self.cluster_name = pulumi.Output.from_input(settings.kubeconfig_context or "rendered")
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            # The provider refuses a context or kubeconfig together with a render directory:
+            # rendering talks to no cluster at all.
+            context=None if render_to else settings.kubeconfig_context or None,
+            render_yaml_to_directory=render_to,
+            # Provider 4.25 applies server-side and adopts objects that already exist on an
+            # existing cluster (from 4.29 on that needs `upsert_existing_objects=True`).
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.ready = []
+        self.register_outputs({"clusterName": self.cluster_name})
+
+    def _create_aks_cluster(
+        self, name: str, settings: ClusterSettings, *, location: str, stack: str
+    ) -> None:
         group = resources.ResourceGroup(
             f"{name}-rg",
-            resource_group_name=names.resource_group,
+            resource_group_name=aks_names(stack).resource_group,
             location=location,
-            opts=child,
+            opts=pulumi.ResourceOptions(parent=self),
         )
-        cluster = containerservice.ManagedCluster(
+        cluster = self._managed_cluster(name, settings, group, location=location, stack=stack)
+        self.maintenance = self._maintenance(name, settings.maintenance_window, group, cluster)
+        self.pools = self._agent_pools(name, settings, group, cluster)
+        # Operators and Ray heads need the CPU pool before anything is scheduled, and the
+        # provider's identity needs its role before its first request.
+        self.ready = [self.pools[CPU_POOL_NAME]]
+        if settings.deployer_principal_type != "None":
+            self.ready.append(self._deployer_admin(name, settings.deployer_principal_type, cluster))
+        self.kubeconfig = self._user_kubeconfig(group, cluster)
+        self.resource_group_name = group.name
+        self.cluster_name = cluster.name
+        self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
+            lambda profile: profile.issuer_url if profile else ""
+        )
+        self.node_resource_group = cluster.node_resource_group.apply(lambda v: v or "")
+        render_to = settings.render_yaml_to or None
+        self.provider = k8s.Provider(
+            f"{name}-k8s",
+            kubeconfig=None if render_to else self.kubeconfig,
+            render_yaml_to_directory=render_to,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=self.ready),
+        )
+        self.register_outputs(
+            {
+                "clusterName": self.cluster_name,
+                "oidcIssuerUrl": self.oidc_issuer_url,
+                "nodeResourceGroup": self.node_resource_group,
+                "kubeconfig": self.kubeconfig,
+            }
+        )
+
+    def _managed_cluster(
+        self,
+        name: str,
+        settings: ClusterSettings,
+        group: resources.ResourceGroup,
+        *,
+        location: str,
+        stack: str,
+    ) -> containerservice.ManagedCluster:
+        return containerservice.ManagedCluster(
             f"{name}-aks",
             resource_group_name=group.name,
             **managed_cluster_args(
@@ -116,11 +161,17 @@ class AksCluster(pulumi.ComponentResource):
             ),
         )
 
-        # The upgrade channels drain and re-image nodes only inside this window, never at an
-        # arbitrary hour under a training job (manifests/aks.py). Created with the cluster, so
-        # the window is in place before AKS considers its first automatic upgrade.
-        window = settings.maintenance_window
-        self.maintenance = {
+    def _maintenance(
+        self,
+        name: str,
+        window: MaintenanceWindow,
+        group: resources.ResourceGroup,
+        cluster: containerservice.ManagedCluster,
+    ) -> dict[str, containerservice.MaintenanceConfiguration]:
+        """The upgrade channels drain and re-image nodes only inside this window, never at an
+        arbitrary hour under a training job (manifests/aks.py). Created with the cluster, so
+        the window is in place before AKS considers its first automatic upgrade."""
+        return {
             schedule: containerservice.MaintenanceConfiguration(
                 f"{name}-maintenance-{short_name}",
                 resource_group_name=group.name,
@@ -133,44 +184,26 @@ class AksCluster(pulumi.ComponentResource):
                     utc_offset=window.utc_offset,
                     interval_weeks=window.interval_weeks,
                 ),
-                opts=child,
+                opts=pulumi.ResourceOptions(parent=self),
             )
             for schedule, short_name in MAINTENANCE_SCHEDULES.items()
         }
 
-        # Pools wait for the cluster and nothing else outside it. AKS refuses a second agent
-        # pool operation on a cluster while one runs ("OperationNotAllowed: Another agentpool
-        # operation is in progress") and the provider does not retry that conflict, so the pools
-        # are created (and, in reverse, deleted) one after another: cpu first, then the GPU pools
-        # in stack order.
-        pool_args = [
-            (
-                CPU_POOL_NAME,
-                cpu_pool_args(
-                    settings.cpu_pool.vm_size,
-                    settings.cpu_pool.min_count,
-                    settings.cpu_pool.max_count,
-                    settings.kubernetes_version,
-                ),
-            ),
-            *(
-                (
-                    pool.name,
-                    gpu_pool_args(
-                        pool.name,
-                        pool.vm_size,
-                        min_count=pool.min_count,
-                        max_count=pool.max_count,
-                        spot=pool.spot,
-                        gpu_driver=settings.gpu_driver,
-                        kubernetes_version=settings.kubernetes_version,
-                    ),
-                )
-                for pool in settings.gpu_pools
-            ),
-        ]
+    def _agent_pools(
+        self,
+        name: str,
+        settings: ClusterSettings,
+        group: resources.ResourceGroup,
+        cluster: containerservice.ManagedCluster,
+    ) -> dict[str, containerservice.AgentPool]:
+        """Pools wait for the cluster and nothing else outside it. AKS refuses a second agent
+        pool operation on a cluster while one runs ("OperationNotAllowed: Another agentpool
+        operation is in progress") and the provider does not retry that conflict, so the pools
+        are created (and, in reverse, deleted) one after another: cpu first, then the GPU pools
+        in stack order."""
+        pools: dict[str, containerservice.AgentPool] = {}
         previous: list[pulumi.Resource] = []
-        for flavor, args in pool_args:
+        for flavor, args in _pool_args(settings):
             agent_pool = containerservice.AgentPool(
                 f"{name}-pool-{flavor}",
                 resource_group_name=group.name,
@@ -183,33 +216,37 @@ class AksCluster(pulumi.ComponentResource):
                     ignore_changes=pool_ignored_fields(args),
                 ),
             )
-            self.pools[flavor] = agent_pool
+            pools[flavor] = agent_pool
             previous = [agent_pool]
+        return pools
 
-        # The identity running `pulumi up` administers this cluster's Kubernetes API through
-        # Azure RBAC, scoped to this cluster only. Azure checks the principal type it is told, so
-        # the stack says whether a person or a pipeline deploys (cluster.deployerPrincipalType).
-        self.ready = [self.pools[CPU_POOL_NAME]]
-        if settings.deployer_principal_type != "None":
-            client = authorization.get_client_config_output(
-                opts=pulumi.InvokeOutputOptions(parent=self)
-            )
-            self.ready.append(
-                authorization.RoleAssignment(
-                    f"{name}-deployer-admin",
-                    scope=cluster.id,
-                    principal_id=client.object_id,
-                    principal_type=settings.deployer_principal_type,
-                    role_definition_id=client.subscription_id.apply(
-                        lambda subscription: role_definition_id(
-                            subscription, AKS_RBAC_CLUSTER_ADMIN_ROLE
-                        )
-                    ),
-                    description="pulumi up: manages the platform's Kubernetes objects",
-                    opts=child,
-                )
-            )
+    def _deployer_admin(
+        self,
+        name: str,
+        principal_type: DeployerPrincipalType,
+        cluster: containerservice.ManagedCluster,
+    ) -> authorization.RoleAssignment:
+        """The identity running `pulumi up` administers this cluster's Kubernetes API through
+        Azure RBAC, scoped to this cluster only. Azure checks the principal type it is told, so
+        the stack says whether a person or a pipeline deploys (cluster.deployerPrincipalType)."""
+        client = authorization.get_client_config_output(
+            opts=pulumi.InvokeOutputOptions(parent=self)
+        )
+        return authorization.RoleAssignment(
+            f"{name}-deployer-admin",
+            scope=cluster.id,
+            principal_id=client.object_id,
+            principal_type=principal_type,
+            role_definition_id=client.subscription_id.apply(
+                lambda subscription: role_definition_id(subscription, AKS_RBAC_CLUSTER_ADMIN_ROLE)
+            ),
+            description="pulumi up: manages the platform's Kubernetes objects",
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
+    def _user_kubeconfig(
+        self, group: resources.ResourceGroup, cluster: containerservice.ManagedCluster
+    ) -> pulumi.Output[str]:
         credentials = containerservice.list_managed_cluster_user_credentials_output(
             resource_group_name=group.name,
             resource_name=cluster.name,
@@ -217,28 +254,37 @@ class AksCluster(pulumi.ComponentResource):
             format="exec",
             opts=pulumi.InvokeOutputOptions(parent=self),
         )
-        self.kubeconfig = pulumi.Output.secret(
+        kubeconfig: pulumi.Output[str] = pulumi.Output.secret(
             credentials.kubeconfigs[0].value.apply(lambda v: base64.b64decode(v).decode())
         )
-        self.resource_group_name = group.name
-        self.cluster_name = cluster.name
-        self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
-            lambda profile: profile.issuer_url if profile else ""
-        )
-        self.node_resource_group = cluster.node_resource_group.apply(lambda v: v or "")
-        self.provider = k8s.Provider(
-            f"{name}-k8s",
-            kubeconfig=None if render_to else self.kubeconfig,
-            render_yaml_to_directory=render_to,
-            # Operators and Ray heads need the CPU pool before anything is scheduled, and the
-            # provider's identity needs its role before its first request.
-            opts=pulumi.ResourceOptions(parent=self, depends_on=self.ready),
-        )
-        self.register_outputs(
-            {
-                "clusterName": self.cluster_name,
-                "oidcIssuerUrl": self.oidc_issuer_url,
-                "nodeResourceGroup": self.node_resource_group,
-                "kubeconfig": self.kubeconfig,
-            }
-        )
+        return kubeconfig
+
+
+def _pool_args(settings: ClusterSettings) -> list[tuple[str, dict[str, Any]]]:
+    """(flavor, AgentPool arguments) per user pool: cpu first, then the GPU pools in order."""
+    return [
+        (
+            CPU_POOL_NAME,
+            cpu_pool_args(
+                settings.cpu_pool.vm_size,
+                settings.cpu_pool.min_count,
+                settings.cpu_pool.max_count,
+                settings.kubernetes_version,
+            ),
+        ),
+        *(
+            (
+                pool.name,
+                gpu_pool_args(
+                    pool.name,
+                    pool.vm_size,
+                    min_count=pool.min_count,
+                    max_count=pool.max_count,
+                    spot=pool.spot,
+                    gpu_driver=settings.gpu_driver,
+                    kubernetes_version=settings.kubernetes_version,
+                ),
+            )
+            for pool in settings.gpu_pools
+        ),
+    ]

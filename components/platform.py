@@ -33,20 +33,7 @@ class Platform(pulumi.ComponentResource):
             stack=settings.stack,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.storage = None
-        if settings.storage.enabled:
-            issuer = self.cluster.oidc_issuer_url
-            if issuer is None:  # settings.py allows storage only on an aks cluster
-                raise ValueError("storage needs the OIDC issuer of an AKS cluster")
-            self.storage = BlobStorage(
-                f"{name}-storage",
-                settings.storage,
-                teams=settings.scheduling.teams,
-                location=settings.location,
-                stack=settings.stack,
-                oidc_issuer_url=issuer,
-                opts=pulumi.ResourceOptions(parent=self),
-            )
+        self.storage = self._blob_storage(name, settings) if settings.storage.enabled else None
         self.namespaces = TeamNamespaces(
             f"{name}-teams",
             settings.scheduling.teams,
@@ -91,3 +78,17 @@ class Platform(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})
+
+    def _blob_storage(self, name: str, settings: Settings) -> BlobStorage:
+        issuer = self.cluster.oidc_issuer_url
+        if issuer is None:  # the settings allow storage only on an aks cluster
+            raise ValueError("storage needs the OIDC issuer of an AKS cluster")
+        return BlobStorage(
+            f"{name}-storage",
+            settings.storage,
+            teams=settings.scheduling.teams,
+            location=settings.location,
+            stack=settings.stack,
+            oidc_issuer_url=issuer,
+            opts=pulumi.ResourceOptions(parent=self),
+        )

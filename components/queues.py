@@ -60,68 +60,15 @@ class SchedulingQueues(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("aksray:platform:SchedulingQueues", name, None, opts)
+        self._name = name
+        self._provider = provider
         common = _explicit_dependencies(opts)
-        kueue_ready = [*common, *([kueue] if kueue is not None else [])]
-        kai_ready = [*common, *([kai] if kai is not None else [])]
-
-        def child(*depends_on: pulumi.Resource) -> pulumi.ResourceOptions:
-            return pulumi.ResourceOptions(
-                parent=self, provider=provider, depends_on=list(depends_on)
-            )
-
+        self._kueue_ready = [*common, *([kueue] if kueue is not None else [])]
+        self._kai_ready = [*common, *([kai] if kai is not None else [])]
         scheduling = settings.scheduling
-        self.flavors = {
-            manifest["metadata"]["name"]: create_object(
-                f"{name}-flavor-{manifest['metadata']['name']}", manifest, child(*kueue_ready)
-            )
-            for manifest in resource_flavors(settings.cluster)
-        }
-        self.priority_classes = {
-            manifest["metadata"]["name"]: create_object(
-                f"{name}-priority-{manifest['metadata']['name']}", manifest, child(*kueue_ready)
-            )
-            for manifest in workload_priority_classes()
-        }
-        self.cohorts = {
-            dept.name: create_object(
-                f"{name}-cohort-{dept.name}", cohort(dept.name), child(*kueue_ready)
-            )
-            for dept in scheduling.departments
-        }
-        self.cluster_queues = {}
-        self.local_queues = {}
-        for team in scheduling.teams:
-            # A ResourceFlavor cannot be deleted while a ClusterQueue uses it (Kueue's
-            # resource-in-use finalizer): the queue goes first on destroy, after on create.
-            self.cluster_queues[team.name] = create_object(
-                f"{name}-cq-{team.name}",
-                cluster_queue(team, settings),
-                child(*kueue_ready, *(self.flavors[f] for f in team_flavors(team, settings))),
-            )
-            self.local_queues[team.name] = create_object(
-                f"{name}-lq-{team.name}",
-                local_queue(team),
-                child(
-                    *kueue_ready,
-                    self.cluster_queues[team.name],
-                    namespaces.namespaces[team.name],
-                ),
-            )
-
-        self.kai_queues = {
-            dept.name: create_object(
-                f"{name}-kai-{dept.name}", department_queue(dept, settings), child(*kai_ready)
-            )
-            for dept in scheduling.departments
-        }
-        for team in scheduling.teams:
-            # A leaf names its parent: the parent exists first and is deleted last.
-            self.kai_queues[team.name] = create_object(
-                f"{name}-kai-{team.name}",
-                team_queue(team, settings),
-                child(*kai_ready, self.kai_queues[team.department]),
-            )
-
+        self._kueue_cluster_objects(settings)
+        self._team_queues(settings, namespaces)
+        self._kai_queues(settings)
         self.ready = [
             *self.priority_classes.values(),
             *self.local_queues.values(),
@@ -139,6 +86,79 @@ class SchedulingQueues(pulumi.ComponentResource):
                 "kaiQueues": sorted(self.kai_queues),
             }
         )
+
+    def _child(self, *depends_on: pulumi.Resource) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(
+            parent=self, provider=self._provider, depends_on=list(depends_on)
+        )
+
+    def _kueue_cluster_objects(self, settings: Settings) -> None:
+        """ResourceFlavors, WorkloadPriorityClasses and one Cohort per department."""
+        name = self._name
+        self.flavors = {
+            manifest["metadata"]["name"]: create_object(
+                f"{name}-flavor-{manifest['metadata']['name']}",
+                manifest,
+                self._child(*self._kueue_ready),
+            )
+            for manifest in resource_flavors(settings.cluster)
+        }
+        self.priority_classes = {
+            manifest["metadata"]["name"]: create_object(
+                f"{name}-priority-{manifest['metadata']['name']}",
+                manifest,
+                self._child(*self._kueue_ready),
+            )
+            for manifest in workload_priority_classes()
+        }
+        self.cohorts = {
+            dept.name: create_object(
+                f"{name}-cohort-{dept.name}", cohort(dept.name), self._child(*self._kueue_ready)
+            )
+            for dept in settings.scheduling.departments
+        }
+
+    def _team_queues(self, settings: Settings, namespaces: TeamNamespaces) -> None:
+        """Per team its ClusterQueue and, in its namespace, its LocalQueue."""
+        self.cluster_queues = {}
+        self.local_queues = {}
+        for team in settings.scheduling.teams:
+            # A ResourceFlavor cannot be deleted while a ClusterQueue uses it (Kueue's
+            # resource-in-use finalizer): the queue goes first on destroy, after on create.
+            flavors = (self.flavors[f] for f in team_flavors(team, settings))
+            self.cluster_queues[team.name] = create_object(
+                f"{self._name}-cq-{team.name}",
+                cluster_queue(team, settings),
+                self._child(*self._kueue_ready, *flavors),
+            )
+            self.local_queues[team.name] = create_object(
+                f"{self._name}-lq-{team.name}",
+                local_queue(team),
+                self._child(
+                    *self._kueue_ready,
+                    self.cluster_queues[team.name],
+                    namespaces.namespaces[team.name],
+                ),
+            )
+
+    def _kai_queues(self, settings: Settings) -> None:
+        """A parent queue per department, then a leaf per team."""
+        scheduling = settings.scheduling
+        self.kai_queues = {
+            dept.name: create_object(
+                f"{self._name}-kai-{dept.name}",
+                department_queue(dept, settings),
+                self._child(*self._kai_ready),
+            )
+            for dept in scheduling.departments
+        }
+        for team in scheduling.teams:
+            # A leaf names its parent: the parent exists first and is deleted last.
+            self.kai_queues[team.name] = create_object(
+                f"{self._name}-kai-{team.name}",
+                team_queue(team, settings),
+                self._child(*self._kai_ready, self.kai_queues[team.department]),
+            )
 
     def ready_for(self, team: str, priority: str) -> list[pulumi.Resource]:
         """What a workload of `team` at `priority` must be created after (and deleted before):

@@ -14,6 +14,7 @@ from pulumi_azure_native import authorization, managedidentity, resources, stora
 from components.namespaces import WorkloadIdentity
 from manifests.identity import (
     STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
+    TeamIdentity,
     role_definition_id,
     team_identities,
 )
@@ -64,100 +65,28 @@ class BlobStorage(pulumi.ComponentResource):
         # replace the protected account; protected, it stops at the suffix. The suffix lives
         # only in the stack's state, so `retain_on_delete` would change nothing.
         data = pulumi.ResourceOptions(parent=self, protect=settings.protect)
-        plain = pulumi.ResourceOptions(parent=self, protect=False)
-
         group = resources.ResourceGroup(
             f"{name}-rg",
             resource_group_name=data_resource_group_name(stack),
             location=location,
             opts=data,
         )
-        suffix = random.RandomString(f"{name}-suffix", **account_suffix_args(), opts=data)
-        self.account = storage.StorageAccount(
-            f"{name}-account",
-            resource_group_name=group.name,
-            account_name=suffix.result.apply(lambda s: account_name_prefix(stack) + s),
-            **storage_account_args(location),
-            opts=data,
-        )
-        storage.BlobServiceProperties(
-            f"{name}-blob-service",
-            resource_group_name=group.name,
-            account_name=self.account.name,
-            **blob_service_properties_args(),
-            opts=data,
-        )
-        self.containers = {
-            container: storage.BlobContainer(
-                f"{name}-{container}",
-                resource_group_name=group.name,
-                account_name=self.account.name,
-                **container_args(container),
-                opts=data,
-            )
-            for container in settings.containers
-        }
-
-        # Role definitions are subscription resources: the id needs the subscription id.
-        client = authorization.get_client_config_output(
-            opts=pulumi.InvokeOutputOptions(parent=self)
-        )
-        blob_contributor = client.subscription_id.apply(
-            lambda subscription: role_definition_id(
-                subscription, STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE
-            )
-        )
-
+        self.account = self._account(name, group, location=location, stack=stack, opts=data)
+        self.containers = self._containers(name, settings.containers, group, opts=data)
         self.identities = {}
         self.managed_identities = {}
         self.federated_credentials = {}
         self.role_assignments = {}
-        plans = team_identities(stack, ((team.name, team.namespace) for team in teams))
-        for plan in plans:
-            identity = managedidentity.UserAssignedIdentity(
-                f"{name}-{plan.team}",
-                resource_group_name=group.name,
-                resource_name_=plan.identity_name,
+        blob_contributor = self._blob_contributor_role()
+        for plan in team_identities(stack, ((team.name, team.namespace) for team in teams)):
+            self._team_identity(
+                name,
+                plan,
+                group,
                 location=location,
-                opts=plain,
+                oidc_issuer_url=oidc_issuer_url,
+                role=blob_contributor,
             )
-            # One credential per identity (see manifests/identity.py). Several on one identity
-            # would have to be chained with depends_on: Azure rejects concurrent writes of
-            # federated credentials to the same identity.
-            (credential,) = plan.credentials
-            federated = managedidentity.FederatedIdentityCredential(
-                f"{name}-{plan.team}-federation",
-                resource_group_name=group.name,
-                resource_name_=identity.name,
-                federated_identity_credential_resource_name=credential.name,
-                issuer=oidc_issuer_url,
-                subject=credential.subject,
-                audiences=list(credential.audiences),
-                opts=plain,
-            )
-            # Data access on this account only, never on its group or the subscription.
-            assignment = authorization.RoleAssignment(
-                f"{name}-{plan.team}-blob-contributor",
-                scope=self.account.id,
-                principal_id=identity.principal_id,
-                # The identity was just created: telling Azure its type spares the lookup that
-                # fails while the new principal replicates through Entra ID.
-                principal_type="ServicePrincipal",
-                role_definition_id=blob_contributor,
-                description=f"Ray pods of team {plan.team} read and write Blob",
-                opts=plain,
-            )
-            # The client id reaches the service account only once the identity can actually be
-            # used: trusted for the team's tokens and allowed on the account. Pods that start
-            # earlier would fail their first token exchange or Blob request.
-            client_id = pulumi.Output.all(identity.client_id, federated.id, assignment.id).apply(
-                lambda values: str(values[0])
-            )
-            self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
-            self.managed_identities[plan.team] = identity
-            self.federated_credentials[plan.team] = federated
-            self.role_assignments[plan.team] = assignment
-
         self.resource_group_name = group.name
         self.account_name = self.account.name
         endpoints = self.account.primary_endpoints
@@ -170,3 +99,118 @@ class BlobStorage(pulumi.ComponentResource):
                 "containers": list(settings.containers),
             }
         )
+
+    def _account(
+        self,
+        name: str,
+        group: resources.ResourceGroup,
+        *,
+        location: str,
+        stack: str,
+        opts: pulumi.ResourceOptions,
+    ) -> storage.StorageAccount:
+        """The account (its name made unique by a random suffix) and its soft-delete settings."""
+        suffix = random.RandomString(f"{name}-suffix", **account_suffix_args(), opts=opts)
+        account = storage.StorageAccount(
+            f"{name}-account",
+            resource_group_name=group.name,
+            account_name=suffix.result.apply(lambda s: account_name_prefix(stack) + s),
+            **storage_account_args(location),
+            opts=opts,
+        )
+        storage.BlobServiceProperties(
+            f"{name}-blob-service",
+            resource_group_name=group.name,
+            account_name=account.name,
+            **blob_service_properties_args(),
+            opts=opts,
+        )
+        return account
+
+    def _containers(
+        self,
+        name: str,
+        containers: tuple[str, ...],
+        group: resources.ResourceGroup,
+        *,
+        opts: pulumi.ResourceOptions,
+    ) -> dict[str, storage.BlobContainer]:
+        return {
+            container: storage.BlobContainer(
+                f"{name}-{container}",
+                resource_group_name=group.name,
+                account_name=self.account.name,
+                **container_args(container),
+                opts=opts,
+            )
+            for container in containers
+        }
+
+    def _blob_contributor_role(self) -> pulumi.Output[str]:
+        """Role definitions are subscription resources: the id needs the subscription id."""
+        client = authorization.get_client_config_output(
+            opts=pulumi.InvokeOutputOptions(parent=self)
+        )
+        role: pulumi.Output[str] = client.subscription_id.apply(
+            lambda subscription: role_definition_id(
+                subscription, STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE
+            )
+        )
+        return role
+
+    def _team_identity(
+        self,
+        name: str,
+        plan: TeamIdentity,
+        group: resources.ResourceGroup,
+        *,
+        location: str,
+        oidc_issuer_url: pulumi.Input[str],
+        role: pulumi.Output[str],
+    ) -> None:
+        """One team's identity, the credential that trusts its pods, and its role on the
+        account; what the team's service account is annotated with comes last."""
+        plain = pulumi.ResourceOptions(parent=self, protect=False)
+        identity = managedidentity.UserAssignedIdentity(
+            f"{name}-{plan.team}",
+            resource_group_name=group.name,
+            resource_name_=plan.identity_name,
+            location=location,
+            opts=plain,
+        )
+        # One credential per identity (see manifests/identity.py). Several on one identity
+        # would have to be chained with depends_on: Azure rejects concurrent writes of
+        # federated credentials to the same identity.
+        (credential,) = plan.credentials
+        federated = managedidentity.FederatedIdentityCredential(
+            f"{name}-{plan.team}-federation",
+            resource_group_name=group.name,
+            resource_name_=identity.name,
+            federated_identity_credential_resource_name=credential.name,
+            issuer=oidc_issuer_url,
+            subject=credential.subject,
+            audiences=list(credential.audiences),
+            opts=plain,
+        )
+        # Data access on this account only, never on its group or the subscription.
+        assignment = authorization.RoleAssignment(
+            f"{name}-{plan.team}-blob-contributor",
+            scope=self.account.id,
+            principal_id=identity.principal_id,
+            # The identity was just created: telling Azure its type spares the lookup that
+            # fails while the new principal replicates through Entra ID.
+            principal_type="ServicePrincipal",
+            role_definition_id=role,
+            description=f"Ray pods of team {plan.team} read and write Blob",
+            opts=plain,
+        )
+        # The client id reaches the service account only once the identity can actually be
+        # used: trusted for the team's tokens and allowed on the account. Pods that start
+        # earlier would fail their first token exchange or Blob request.
+        client_id = pulumi.Output.all(identity.client_id, federated.id, assignment.id).apply(
+            lambda values: str(values[0])
+        )
+        self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
+        self.managed_identities[plan.team] = identity
+        self.federated_credentials[plan.team] = federated
+        self.role_assignments[plan.team] = assignment

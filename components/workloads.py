@@ -12,6 +12,7 @@ one first, and the new one queues in Kueue like any job.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -26,8 +27,9 @@ from manifests.ray import (
     ray_service,
     serve_config_v2,
 )
-from settings.model import Settings
+from settings.model import Settings, TeamSettings, WorkloadSettings
 from workloads.catalog import WORKLOADS, payload_files, requirements
+from workloads.spec import WorkloadSpec
 
 # Kueue owns these fields once the object exists: it unsuspends on admission and suspends on
 # eviction. Pulumi must never write them back (after a `pulumi refresh` it would see `false`).
@@ -61,6 +63,9 @@ class RayWorkloads(pulumi.ComponentResource):
         class. `ready`: what every workload must be created after besides: Kueue (its webhook
         serving) and the KubeRay operator."""
         super().__init__("aksray:platform:RayWorkloads", name, None, opts)
+        self._name = name
+        self._provider = provider
+        self._namespaces = namespaces
         # A staged RayJob (enabled, no `run` yet) is planned and checked but not submitted:
         # its inputs must be in Blob before its GPUs are worth paying for.
         enabled = tuple(w for w in settings.enabled_workloads if not w.staged)
@@ -69,100 +74,129 @@ class RayWorkloads(pulumi.ComponentResource):
             spec = WORKLOADS[workload.name]
             if spec.containers_for(lora_adapter=workload.lora_adapter) and storage_account is None:
                 raise ValueError(f"{workload.name} uses Blob: RayWorkloads needs storage_account")
-
         token = settings.huggingface_token
-        self.secrets = {}
-        if token is not None:
-            for team_name in sorted({w.team for w in enabled}):
-                team = settings.scheduling.team(team_name)
-                self.secrets[team_name] = create_object(
-                    f"{name}-{team_name}-hf-token",
-                    hf_token_secret(team.namespace, _secret(token)),
-                    pulumi.ResourceOptions(
-                        parent=self,
-                        provider=provider,
-                        depends_on=[namespaces.namespaces[team_name]],
-                    ),
-                )
-
+        self.secrets = self._token_secrets(settings, enabled, token)
         self.workloads = {}
         self.config_maps = {}
         for workload in enabled:
             spec = WORKLOADS[workload.name]
             team = settings.scheduling.team(workload.team)
             uses_blob = bool(spec.containers_for(lora_adapter=workload.lora_adapter))
-            account = storage_account if uses_blob else None
             after: list[pulumi.Resource] = [
                 namespaces.service_accounts[team.name],
                 *(queues.ready_for(team.name, workload.priority) if queues else ()),
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
             ]
-            if spec.kind == "RayJob":
-                files = payload_files(spec)
-                code = create_object(
-                    f"{name}-{spec.name}-code",
-                    payload_config_map(spec, team, files),
-                    pulumi.ResourceOptions(
-                        parent=self,
-                        provider=provider,
-                        depends_on=[namespaces.namespaces[team.name]],
-                    ),
-                )
-                self.config_maps[spec.name] = code
-                manifest = ray_job(
-                    spec,
-                    workload,
-                    team,
-                    files=files,
-                    requirements=requirements(spec),
-                    hf_token=token is not None,
-                    storage_account=account,
-                )
-                self.workloads[spec.name] = create_object(
-                    f"{name}-{spec.name}",
-                    manifest,
-                    pulumi.ResourceOptions(
-                        parent=self,
-                        provider=provider,
-                        depends_on=[code, *after],
-                        ignore_changes=[RAY_JOB_SUSPEND],
-                        # Any spec change re-runs the job; deleting first frees its quota and
-                        # its name even when the name did not change.
-                        replace_on_changes=["spec"],
-                        delete_before_replace=True,
-                    ),
-                )
-            else:
-                serve = _serve_config(workload.lora_adapter, account, requirements(spec))
-                self.workloads[spec.name] = create_object(
-                    f"{name}-{spec.name}",
-                    ray_service(
-                        spec,
-                        workload,
-                        team,
-                        serve_config_yaml=serve,
-                        hf_token=token is not None,
-                        storage_account=account,
-                    ),
-                    pulumi.ResourceOptions(
-                        parent=self,
-                        provider=provider,
-                        depends_on=after,
-                        ignore_changes=[RAY_SERVICE_SUSPEND],
-                        # A Serve config change is applied in place. A change to the Ray
-                        # cluster (image, resources, workers, labels) replaces the RayService,
-                        # deleting it first: KubeRay 1.7 would otherwise bring up a second
-                        # cluster beside the first, which Kueue neither admits nor counts.
-                        replace_on_changes=[RAY_SERVICE_CLUSTER, "metadata.labels"],
-                        delete_before_replace=True,
-                    ),
-                )
+            add = self._ray_job if spec.kind == "RayJob" else self._ray_service
+            self.workloads[spec.name] = add(
+                spec,
+                workload,
+                team,
+                hf_token=token is not None,
+                storage_account=storage_account if uses_blob else None,
+                after=after,
+            )
         self.register_outputs(
             {
                 "workloads": {w: WORKLOADS[w].kind for w in sorted(self.workloads)},
                 "staged": self.staged,
             }
+        )
+
+    def _options(self, **options: Any) -> pulumi.ResourceOptions:
+        return pulumi.ResourceOptions(parent=self, provider=self._provider, **options)
+
+    def _token_secrets(
+        self,
+        settings: Settings,
+        enabled: tuple[WorkloadSettings, ...],
+        token: pulumi.Output[str] | None,
+    ) -> dict[str, pulumi.CustomResource]:
+        """Per team that runs a workload: the Secret with the Hugging Face token, if any."""
+        if token is None:
+            return {}
+        secrets: dict[str, pulumi.CustomResource] = {}
+        for team_name in sorted({w.team for w in enabled}):
+            team = settings.scheduling.team(team_name)
+            secrets[team_name] = create_object(
+                f"{self._name}-{team_name}-hf-token",
+                hf_token_secret(team.namespace, _secret(token)),
+                self._options(depends_on=[self._namespaces.namespaces[team_name]]),
+            )
+        return secrets
+
+    def _ray_job(
+        self,
+        spec: WorkloadSpec,
+        workload: WorkloadSettings,
+        team: TeamSettings,
+        *,
+        hf_token: bool,
+        storage_account: pulumi.Input[str] | None,
+        after: list[pulumi.Resource],
+    ) -> pulumi.CustomResource:
+        """The payload's code as a ConfigMap, and the RayJob that mounts it."""
+        files = payload_files(spec)
+        code = create_object(
+            f"{self._name}-{spec.name}-code",
+            payload_config_map(spec, team, files),
+            self._options(depends_on=[self._namespaces.namespaces[team.name]]),
+        )
+        self.config_maps[spec.name] = code
+        manifest = ray_job(
+            spec,
+            workload,
+            team,
+            files=files,
+            requirements=requirements(spec),
+            hf_token=hf_token,
+            storage_account=storage_account,
+        )
+        return create_object(
+            f"{self._name}-{spec.name}",
+            manifest,
+            self._options(
+                depends_on=[code, *after],
+                ignore_changes=[RAY_JOB_SUSPEND],
+                # Any spec change re-runs the job; deleting first frees its quota and its name
+                # even when the name did not change.
+                replace_on_changes=["spec"],
+                delete_before_replace=True,
+            ),
+        )
+
+    def _ray_service(
+        self,
+        spec: WorkloadSpec,
+        workload: WorkloadSettings,
+        team: TeamSettings,
+        *,
+        hf_token: bool,
+        storage_account: pulumi.Input[str] | None,
+        after: list[pulumi.Resource],
+    ) -> pulumi.CustomResource:
+        serve = _serve_config(workload.lora_adapter, storage_account, requirements(spec))
+        return create_object(
+            f"{self._name}-{spec.name}",
+            ray_service(
+                spec,
+                workload,
+                team,
+                serve_config_yaml=serve,
+                hf_token=hf_token,
+                storage_account=storage_account,
+            ),
+            self._options(
+                depends_on=after,
+                ignore_changes=[RAY_SERVICE_SUSPEND],
+                # A Serve config change is applied in place. A change to the Ray cluster
+                # (image, resources, workers, labels) replaces the RayService, deleting it
+                # first: KubeRay 1.7 would otherwise bring up a second cluster beside the
+                # first, which Kueue neither admits nor counts.
+                replace_on_changes=[RAY_SERVICE_CLUSTER, "metadata.labels"],
+                delete_before_replace=True,
+            ),
         )
 
 
