@@ -16,21 +16,14 @@ from typing import Any
 import pytest
 import yaml
 
-from aksray.checks import (
-    CHECKS,
-    Findings,
-    check_gang_admission,
-    check_idle_gpus,
-    check_kai_hierarchy,
-    check_kai_quota,
-    check_kueue_integrations,
-    check_node_fit,
-    check_pool_capacity,
-    check_priority_classes,
-    check_services_never_evicted,
-    check_unused_quota,
-    run_checks,
-)
+from aksray.checks import CHECKS, run_checks
+from aksray.checks.capacity import check_node_fit, check_pool_capacity
+from aksray.checks.findings import Findings
+from aksray.checks.gangs import check_gang_admission
+from aksray.checks.kai import check_kai_hierarchy, check_kai_quota
+from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
+from aksray.checks.services import check_services_never_evicted
+from aksray.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.graph import (
     ESTIMATED_SECONDS,
     critical_path,

@@ -1,0 +1,65 @@
+"""The planner's checks: every reason a workload could never run, found before `pulumi up`.
+
+Each check reads the plan (aksray/model.py) and reports `Problem(path, message)`s, the same
+type the settings validation reports, naming the config path a user would change. Errors fail
+`aksray plan` (exit 1); warnings do not. What the settings validation already rejects (unknown
+teams, priorities or flavors, limits above quotas, ...) is not checked again here: a plan only
+exists for a valid configuration.
+
+Errors:
+- pool capacity: Σ team nominal quotas of a flavor exceed what its pool holds at maxCount
+  (a warning instead with `scheduling.allowOvercommit: true`);
+- gang admission: a workload's gang fits no flavor of its team's ClusterQueue with the team's
+  nominal quota plus what it may borrow (min(borrowingLimit, what its cohort can lend));
+- node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
+  can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
+  it may get are too small;
+- KAI quota: a non-preemptible workload (priority >= 100) needs more than the KAI quota of a
+  queue on its chain (leaf and department): KAI runs it only within quota;
+- KAI hierarchy: child queue quotas add up to more than their parent's;
+- priority classes: a workload's priority has no Kueue WorkloadPriorityClass or no KAI
+  PriorityClass;
+- Kueue integrations: a workload's kind is not among the frameworks Kueue's configuration
+  enables;
+- endpoints never evicted: a RayService that something in its team outranks, or that may run
+  on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running).
+
+Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
+workload of the stack can use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Final
+
+from aksray.checks.capacity import check_node_fit, check_pool_capacity
+from aksray.checks.findings import Findings
+from aksray.checks.gangs import check_gang_admission
+from aksray.checks.kai import check_kai_hierarchy, check_kai_quota
+from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
+from aksray.checks.services import check_services_never_evicted
+from aksray.checks.waste import check_idle_gpus, check_unused_quota
+from aksray.model import Plan
+
+Check = Callable[[Plan, Findings], None]
+
+CHECKS: Final[tuple[Check, ...]] = (
+    check_pool_capacity,
+    check_gang_admission,
+    check_node_fit,
+    check_kai_quota,
+    check_kai_hierarchy,
+    check_priority_classes,
+    check_kueue_integrations,
+    check_services_never_evicted,
+    check_idle_gpus,
+    check_unused_quota,
+)
+
+
+def run_checks(plan: Plan, checks: Iterable[Check] = CHECKS) -> Findings:
+    findings = Findings()
+    for check in checks:
+        check(plan, findings)
+    return findings

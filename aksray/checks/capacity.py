@@ -1,0 +1,104 @@
+"""Capacity: team quotas against what their pools hold, pods against one node of their pool."""
+
+from __future__ import annotations
+
+import math
+
+from aksray.checks.findings import Findings, amount, amounts, listed, node_amounts
+from aksray.model import Plan
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS
+from manifests.capacity import effective_quota, node_allocatable, pool_capacity
+
+
+def check_pool_capacity(plan: Plan, out: Findings) -> None:
+    """Σ team nominal quotas of each flavor against its pool at maximum size."""
+    settings = plan.settings
+    cluster = settings.cluster
+    for flavor in cluster.flavors:
+        teams = [team for team in settings.scheduling.teams if flavor in team.quota]
+        if not teams:
+            continue
+        quotas = {team.name: effective_quota(team, flavor, settings) for team in teams}
+        capacity = pool_capacity(cluster, flavor)
+        vm_size = cluster.pool(flavor).vm_size
+        node = node_allocatable(vm_size)
+        over: list[str] = []
+        nodes_needed = 0
+        for resource in (GPU_RESOURCE, "cpu", "memory"):
+            total = sum(q.get(resource) for q in quotas.values())
+            if total <= capacity.get(resource):
+                continue
+            holders = [
+                f"{name} {amount(resource, q.get(resource))}"
+                for name, q in quotas.items()
+                if q.get(resource)
+            ]
+            over.append(
+                f"{RESOURCE_KEYS[resource]} {amount(resource, total)} > "
+                f"{amount(resource, capacity.get(resource))} ({listed(holders)})"
+            )
+            if node.get(resource):
+                nodes_needed = max(nodes_needed, math.ceil(total / node.get(resource)))
+        if not over:
+            continue
+        max_count = cluster.pool(flavor).max_count
+        path = f"{cluster.pool_path(flavor)}.maxCount"
+        what = (
+            f"the team quotas of flavor {flavor} add up to more than pool {flavor} holds at "
+            f"maxCount {max_count} (x {vm_size}, {amounts(node_amounts(node))} allocatable per "
+            f"node): {'; '.join(over)}"
+        )
+        if settings.scheduling.allow_overcommit:
+            out.warning(
+                path,
+                f"{what}; allowed by scheduling.allowOvercommit: Kueue admits on quota, so jobs "
+                "it admits may stay Pending while the pool is full",
+            )
+        else:
+            out.error(
+                path,
+                f"{what}; Kueue admits on quota, not on nodes, so admitted jobs would stay "
+                f"Pending: raise maxCount to {nodes_needed}, lower the teams' quota.{flavor}, or "
+                "set scheduling.allowOvercommit: true",
+            )
+
+
+def check_node_fit(plan: Plan, out: Findings) -> None:
+    """Every pod against one node of each flavor Kueue may give it (node allocatable)."""
+    cluster = plan.settings.cluster
+    for workload in plan.workloads:
+        for pod_set in workload.pod_sets:
+            too_small = [f for f in pod_set.may_use if not pod_set.fits_node(f)]
+            if not too_small:
+                continue
+            requests = amounts(pod_set.pod_set.requests)
+            fatal = pod_set.flavor in too_small or len(too_small) == len(pod_set.may_use)
+            flavor = pod_set.flavor if pod_set.flavor in too_small else too_small[0]
+            assert flavor is not None
+            vm_size = cluster.pool(flavor).vm_size
+            node = amounts(node_amounts(node_allocatable(vm_size)))
+            what = (
+                f"{workload.spec.name}'s {pod_set.pod_set.name} pods request {requests} each, "
+                f"but one {vm_size} node of pool {flavor} offers {node} (node allocatable: the "
+                "VM minus AKS's kube-reserved CPU and memory and the eviction threshold)"
+            )
+            path = f"{cluster.pool_path(flavor)}.vmSize"
+            if fatal:
+                why = (
+                    "Kueue gives the pods this flavor on an empty cluster"
+                    if pod_set.flavor == flavor
+                    else "no flavor the pods may get has nodes that large"
+                )
+                out.error(
+                    path,
+                    f"{what}; {why}, so the job would be admitted and its pods stay Pending: "
+                    "use a larger vmSize for this pool",
+                )
+            else:
+                out.warning(
+                    path,
+                    f"{what}; Kueue gives the pods this flavor when "
+                    f"{', '.join(f for f in pod_set.may_use if f not in too_small)} is full, and "
+                    "then they stay Pending: use a larger vmSize or take the team's quota off "
+                    "this flavor",
+                )

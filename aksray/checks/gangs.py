@@ -1,0 +1,100 @@
+"""Gang admission: a workload's gang must fit one flavor of its team's ClusterQueue at once."""
+
+from __future__ import annotations
+
+from aksray.admission import labels_allow
+from aksray.checks.findings import Findings, amount, gpu_flavor, pod_words, quota_path
+from aksray.model import Plan, PodSetPlan, WorkloadPlan
+from aksray.objects import flavor_entries, nominal_quota
+from catalog.quantities import GPU_RESOURCE
+from settings.model import workload_path
+
+
+def check_gang_admission(plan: Plan, out: Findings) -> None:
+    """A gang that no flavor of its team's ClusterQueue can ever hold, even borrowing."""
+    for workload in plan.workloads:
+        if workload.inadmissible is None:
+            continue
+        failing = next(
+            p for p in workload.pod_sets if p.pod_set.name == workload.inadmissible.pod_set
+        )
+        path, message = _why_inadmissible(plan, workload, failing)
+        out.error(path, message)
+
+
+def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -> tuple[str, str]:
+    """(config path, message) for the pod set that finds no flavor: no flavor of its nodes, a
+    resource no flavor holds enough of, or no flavor with all of them at once."""
+    settings = plan.settings
+    team = workload.team
+    queue = plan.registered.cluster_queues[team.name]
+    flavors = [
+        str(f["name"])
+        for f in flavor_entries(queue)
+        if labels_allow(
+            str(f["name"]), failing.pod_set.node_selector, plan.registered.resource_flavors
+        )
+    ]
+    pods, need_verb = pod_words(failing)
+    select_verb, fit_verb = ("selects", "fits") if need_verb == "needs" else ("select", "fit")
+    head = f"{workload.spec.name} can never be admitted: its gang is all-or-nothing and its {pods}"
+    if not flavors:
+        selector = ", ".join(f"{k}={v}" for k, v in failing.pod_set.node_selector.items())
+        return (
+            quota_path(settings, team, None, "cpu"),
+            f"{head} {select_verb} the nodes {selector}, but team {team.name}'s ClusterQueue "
+            "has no flavor of those nodes: add that pool's flavor to the team's quota",
+        )
+    for resource in (GPU_RESOURCE, "cpu", "memory"):
+        found = _short_resource(plan, workload, failing, flavors, resource)
+        if found is not None:
+            path, detail = found
+            return path, f"{head} {need_verb} {detail}"
+    return (
+        quota_path(settings, team, None, "cpu"),
+        f"{head} {fit_verb} no single flavor of team {team.name}'s ClusterQueue with all their "
+        f"resources at once ({workload.inadmissible}): raise the team's quota",
+    )
+
+
+def _short_resource(
+    plan: Plan, workload: WorkloadPlan, failing: PodSetPlan, flavors: list[str], resource: str
+) -> tuple[str, str] | None:
+    """(config path, what is short and the fix) when no flavor the pods may use holds what
+    they need of `resource` at once, counting what the team may borrow; None otherwise."""
+    settings = plan.settings
+    team = workload.team
+    wanted = failing.pod_set.total.get(resource, 0)
+    if not wanted:
+        return None
+    offers = {f: workload.headroom.get((f, resource), 0) for f in flavors}
+    best_flavor = max(offers, key=lambda f: offers[f])
+    best = offers[best_flavor]
+    if wanted <= best:
+        return None
+    nominal = nominal_quota(plan.registered.cluster_queues[team.name], best_flavor, resource)
+    detail = (
+        f"{amount(resource, wanted)} at once, but team {team.name}'s ClusterQueue "
+        f"gives at most {amount(resource, best)} in any flavor they may use "
+        f"({best_flavor}: quota {amount(resource, nominal)} + borrowable "
+        f"{amount(resource, best - nominal)}, the lesser of its borrowingLimit and what "
+        "its cohort can lend)"
+    )
+    per_pod = failing.pod_set.requests.get(resource, 0)
+    fitting = best // per_pod if per_pod else 0
+    if (
+        resource == GPU_RESOURCE
+        and "workers" in workload.spec.options
+        and failing.pod_set.name != "head"
+        and fitting >= 1
+    ):
+        return (
+            f"{workload_path(workload.spec.name)}.workers",
+            f"{detail}: lower workers to {fitting} or raise "
+            f"{quota_path(settings, team, best_flavor, resource)}",
+        )
+    flavor = best_flavor if resource != GPU_RESOURCE else gpu_flavor(team, settings)
+    return (
+        quota_path(settings, team, flavor, resource),
+        f"{detail}: raise the team's quota (or its borrowingLimit and its cohort's lendable quota)",
+    )
