@@ -289,15 +289,20 @@ def ray_cluster_spec(
             ),
         },
         "workerGroupSpecs": [
-            {
-                "groupName": group.name,
-                "replicas": group.replicas,
-                "minReplicas": group.replicas,
-                "maxReplicas": group.replicas,
-                "numOfHosts": 1,
-                "rayStartParams": {},
-                "template": template(WORKER_CONTAINER, group.pod, serve_ports),
-            }
+            _worker_group_spec(group, template(WORKER_CONTAINER, group.pod, serve_ports))
             for group in worker_groups(spec, workload)
         ],
+    }
+
+
+def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str, Any]:
+    """A fixed-size group of one-host workers: the shape Kueue admitted never changes."""
+    return {
+        "groupName": group.name,
+        "replicas": group.replicas,
+        "minReplicas": group.replicas,
+        "maxReplicas": group.replicas,
+        "numOfHosts": 1,
+        "rayStartParams": {},
+        "template": template,
     }

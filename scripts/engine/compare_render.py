@@ -206,7 +206,7 @@ def brief(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pulumi", required=True, help="the provider's renderYamlToDirectory folder")
     ap.add_argument(
@@ -223,8 +223,11 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="label/annotation key prefix the engine adds (repeatable; default pulumi.com/)",
     )
-    args = ap.parse_args(argv)
+    return ap
 
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     prefixes = tuple(args.ignore_key_prefix or DEFAULT_IGNORED_PREFIXES)
     aksray_dir = args.aksray
     if os.path.isdir(os.path.join(aksray_dir, "kubernetes")):
@@ -253,6 +256,10 @@ def main(argv: list[str] | None = None) -> int:
         differ.diff(show(k), "", normalise(want[k].obj, prefixes), normalise(got[k].obj, prefixes))
     problems += differ.lines
 
+    return _report(problems, want, got, differ)
+
+
+def _report(problems: list[str], want: dict[Any, Any], got: dict[Any, Any], differ: Differ) -> int:
     common = len(set(want) & set(got))
     if problems:
         for line in problems:
