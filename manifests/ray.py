@@ -45,7 +45,8 @@ from manifests.ray_pods import (
     ray_cluster_spec,
     worker_groups,
 )
-from workloads.spec import ADAPTER_CONTAINER, ADAPTER_PREFIX, BASE_MODEL, WorkloadSpec
+from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_PREFIX, BASE_MODEL
+from workloads.spec import WorkloadSpec
 
 RUN_LABEL: Final = "aksray.io/run"
 

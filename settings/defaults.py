@@ -24,6 +24,7 @@ from settings.model import (
     QueueingStrategy,
     SystemPool,
 )
+from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER, MODELS_CONTAINER
 
 DEFAULT_LOCATION: Final = "eastus2"
 
@@ -51,7 +52,8 @@ DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
 
 # storage
 DEFAULT_STORAGE_ENABLED: Final = True
-DEFAULT_CONTAINERS: Final = ("datasets", "checkpoints", "models")
+# The containers the payloads use (workloads/common/layout.py).
+DEFAULT_CONTAINERS: Final = (DATASETS_CONTAINER, CHECKPOINTS_CONTAINER, MODELS_CONTAINER)
 DEFAULT_STORAGE_PROTECT: Final = False
 
 # scheduling

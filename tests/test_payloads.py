@@ -6,6 +6,7 @@ by tests/test_payloads_heavy.py (`make test-payloads`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shlex
 from collections.abc import Iterable
@@ -19,8 +20,8 @@ from manifests import ray
 from tests.harness import planned
 from workloads.aurora_finetune import main as aurora
 from workloads.common import blob
+from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL
 from workloads.qwen_lora import main as qwen
-from workloads.spec import ADAPTER_CONTAINER, ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL
 from workloads.vllm_batch import main as vllm
 
 
@@ -79,6 +80,39 @@ def test_every_entrypoint_parses_with_its_payload(stack: str) -> None:
     workers = qwen_job.inputs["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
     options = qwen.parse_args(shlex.split(qwen_job.inputs["spec"]["entrypoint"])[3:])
     assert options.workers == workers == qwen.llamafactory_args(options)["ray_num_workers"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "required"),
+    [
+        (aurora, ["--run-id", "r"]),
+        (qwen, ["--run-id", "r", "--workers", "1"]),
+        (vllm, ["--run-id", "r"]),
+    ],
+    ids=["aurora-finetune", "qwen-lora", "vllm-batch"],
+)
+def test_each_payload_option_is_declared_once_in_its_options(
+    payload: Any, required: list[str]
+) -> None:
+    """The command line is the Options dataclass: one option per field, its default the
+    field's; only the fields without a default are required."""
+    fields = dataclasses.fields(payload.Options)
+    assert set(vars(payload.parser().parse_args(required))) == {f.name for f in fields}
+    options = payload.parse_args(required)
+    for field in fields:
+        if field.default is not dataclasses.MISSING:
+            assert getattr(options, field.name) == field.default, field.name
+    with pytest.raises(SystemExit):
+        payload.parse_args(required[:-2])
+
+
+def test_the_payloads_default_to_the_shared_blob_layout() -> None:
+    qwen_options = qwen.parse_args(["--run-id", "r", "--workers", "1"])
+    vllm_options = vllm.parse_args(["--run-id", "r"])
+    for options in (qwen_options, vllm_options):
+        assert (options.model, options.adapter_container) == (BASE_MODEL, ADAPTER_CONTAINER)
+        assert (options.adapter_prefix, options.adapter_name) == (ADAPTER_PREFIX, ADAPTER_NAME)
+    assert ray.adapter_uri("acct").endswith(f"/{ADAPTER_PREFIX}")
 
 
 # --------------------------------------------------------------------------------------------

@@ -19,8 +19,8 @@ import pytest
 
 from manifests import ray
 from workloads.aurora_finetune import main as aurora
+from workloads.common.layout import ADAPTER_NAME
 from workloads.qwen_lora import main as qwen
-from workloads.spec import ADAPTER_NAME
 from workloads.vllm_batch import main as vllm
 
 pytestmark = pytest.mark.payload

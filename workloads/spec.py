@@ -59,12 +59,3 @@ class WorkloadSpec:
         """Every Blob container the payload touches with this adapter setting."""
         extra = self.adapter_containers if lora_adapter else ()
         return tuple(dict.fromkeys((*self.containers, *extra)))
-
-
-# The LoRA adapter qwen-lora trains and vllm-batch / llm-serve load: Blob layout shared by the
-# three payloads. `models/<ADAPTER_PREFIX>/<ADAPTER_NAME>/adapter_config.json` etc.; the folder
-# `models/<ADAPTER_PREFIX>` is Ray LLM's `dynamic_lora_loading_path` (one adapter per subfolder).
-BASE_MODEL = "Qwen/Qwen2.5-7B-Instruct"
-ADAPTER_CONTAINER = "models"
-ADAPTER_PREFIX = "qwen-lora"
-ADAPTER_NAME = "aksray-sft"

@@ -24,6 +24,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from workloads.common import blob, cli_types
+from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER
+from workloads.common.options import build_parser, option, parse_options
 
 LORA_MODES = ("single", "from_second", "all")
 MODELS = ("pretrained", "small-pretrained")
@@ -31,17 +33,17 @@ MODELS = ("pretrained", "small-pretrained")
 
 @dataclass(frozen=True)
 class Options:
-    run_id: str
-    dataset_container: str = "datasets"
-    dataset_prefix: str = "aurora/train"
-    checkpoint_container: str = "checkpoints"
-    checkpoint_prefix: str = "aurora-finetune"
-    model: str = "pretrained"
-    lora_mode: str = "single"
-    lora_steps: int = 40
-    steps: int = 100
-    learning_rate: float = 3e-5
-    max_samples: int = 0  # 0: every sample under the prefix
+    run_id: str = option(type=cli_types.path_segment, help="this run's checkpoint folder")
+    dataset_container: str = option(DATASETS_CONTAINER)
+    dataset_prefix: str = option("aurora/train", blob_path=True)
+    checkpoint_container: str = option(CHECKPOINTS_CONTAINER)
+    checkpoint_prefix: str = option("aurora-finetune", blob_path=True)
+    model: str = option("pretrained", choices=MODELS)
+    lora_mode: str = option("single", choices=LORA_MODES)
+    lora_steps: int = option(40, type=cli_types.positive_int)
+    steps: int = option(100, type=cli_types.positive_int)
+    learning_rate: float = option(3e-5, type=cli_types.fraction)
+    max_samples: int = option(0, type=cli_types.non_negative_int)  # 0: every sample
 
     @property
     def lora_blob(self) -> str:
@@ -53,38 +55,11 @@ class Options:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="aurora-finetune", description=__doc__.splitlines()[0])
-    p.add_argument(
-        "--run-id", type=cli_types.path_segment, required=True, help="this run's checkpoint folder"
-    )
-    p.add_argument("--dataset-container", default=Options.dataset_container)
-    p.add_argument("--dataset-prefix", default=Options.dataset_prefix)
-    p.add_argument("--checkpoint-container", default=Options.checkpoint_container)
-    p.add_argument("--checkpoint-prefix", default=Options.checkpoint_prefix)
-    p.add_argument("--model", choices=MODELS, default=Options.model)
-    p.add_argument("--lora-mode", choices=LORA_MODES, default=Options.lora_mode)
-    p.add_argument("--lora-steps", type=cli_types.positive_int, default=Options.lora_steps)
-    p.add_argument("--steps", type=cli_types.positive_int, default=Options.steps)
-    p.add_argument("--learning-rate", type=cli_types.fraction, default=Options.learning_rate)
-    p.add_argument("--max-samples", type=cli_types.non_negative_int, default=Options.max_samples)
-    return p
+    return build_parser(Options, prog="aurora-finetune", description=__doc__.splitlines()[0])
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
-    args = parser().parse_args(argv)
-    return Options(
-        run_id=args.run_id,
-        dataset_container=args.dataset_container,
-        dataset_prefix=blob.blob_path(args.dataset_prefix),
-        checkpoint_container=args.checkpoint_container,
-        checkpoint_prefix=blob.blob_path(args.checkpoint_prefix),
-        model=args.model,
-        lora_mode=args.lora_mode,
-        lora_steps=args.lora_steps,
-        steps=args.steps,
-        learning_rate=args.learning_rate,
-        max_samples=args.max_samples,
-    )
+    return parse_options(Options, parser(), argv)
 
 
 def train_on_worker(options: dict[str, Any]) -> dict[str, Any]:

@@ -1,3 +1,4 @@
+from workloads.common.layout import MODELS_CONTAINER
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 SPEC = WorkloadSpec(
@@ -11,7 +12,7 @@ SPEC = WorkloadSpec(
     containers=(),
     options=frozenset({"loraAdapter"}),
     description="OpenAI-compatible vLLM endpoint on Ray Serve (build_openai_app)",
-    adapter_containers=("models",),
+    adapter_containers=(MODELS_CONTAINER,),
     # Ray's own `ray.serve.llm:build_openai_app` is the application: no payload code to ship.
     shared_packages=(),
 )

@@ -28,6 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from workloads.common import blob, cli_types
+from workloads.common.layout import (
+    ADAPTER_CONTAINER,
+    ADAPTER_NAME,
+    ADAPTER_PREFIX,
+    BASE_MODEL,
+    DATASETS_CONTAINER,
+)
+from workloads.common.options import build_parser, option, parse_options
 
 DATASET_NAME = "aksray_sft"
 DATASET_FORMATS = ("alpaca", "sharegpt")
@@ -37,23 +45,23 @@ LOCAL_ROOT = Path("/tmp/aksray/qwen-lora")  # noqa: S108 - per-pod scratch, neve
 
 @dataclass(frozen=True)
 class Options:
-    run_id: str
-    workers: int
-    model: str = "Qwen/Qwen2.5-7B-Instruct"
-    template: str = "qwen"
-    dataset_container: str = "datasets"
-    dataset_prefix: str = "qwen-lora/sft"
-    dataset_format: str = "alpaca"
-    adapter_container: str = "models"
-    adapter_prefix: str = "qwen-lora"
-    adapter_name: str = "aksray-sft"
-    epochs: float = 3.0
-    learning_rate: float = 1e-4
-    lora_rank: int = 16
-    cutoff_len: int = 2048
-    batch_size: int = 1
-    gradient_accumulation: int = 8
-    max_samples: int = 0  # 0: every record
+    run_id: str = option(type=cli_types.path_segment)
+    workers: int = option(type=cli_types.positive_int, help="GPU training workers")
+    model: str = option(BASE_MODEL)
+    template: str = option("qwen")
+    dataset_container: str = option(DATASETS_CONTAINER)
+    dataset_prefix: str = option("qwen-lora/sft", blob_path=True)
+    dataset_format: str = option("alpaca", choices=DATASET_FORMATS)
+    adapter_container: str = option(ADAPTER_CONTAINER)
+    adapter_prefix: str = option(ADAPTER_PREFIX, blob_path=True)
+    adapter_name: str = option(ADAPTER_NAME, type=cli_types.path_segment)
+    epochs: float = option(3.0, type=cli_types.positive_float)
+    learning_rate: float = option(1e-4, type=cli_types.fraction)
+    lora_rank: int = option(16, type=cli_types.positive_int)
+    cutoff_len: int = option(2048, type=cli_types.positive_int)
+    batch_size: int = option(1, type=cli_types.positive_int)
+    gradient_accumulation: int = option(8, type=cli_types.positive_int)
+    max_samples: int = option(0, type=cli_types.non_negative_int)  # 0: every record
 
     @property
     def local_root(self) -> Path:
@@ -73,37 +81,11 @@ class Options:
 
 
 def parser() -> argparse.ArgumentParser:
-    d = Options
-    p = argparse.ArgumentParser(prog="qwen-lora", description=__doc__.splitlines()[0])
-    p.add_argument("--run-id", type=cli_types.path_segment, required=True)
-    p.add_argument(
-        "--workers", type=cli_types.positive_int, required=True, help="GPU training workers"
-    )
-    p.add_argument("--model", default=d.model)
-    p.add_argument("--template", default=d.template)
-    p.add_argument("--dataset-container", default=d.dataset_container)
-    p.add_argument("--dataset-prefix", default=d.dataset_prefix)
-    p.add_argument("--dataset-format", choices=DATASET_FORMATS, default=d.dataset_format)
-    p.add_argument("--adapter-container", default=d.adapter_container)
-    p.add_argument("--adapter-prefix", default=d.adapter_prefix)
-    p.add_argument("--adapter-name", type=cli_types.path_segment, default=d.adapter_name)
-    p.add_argument("--epochs", type=cli_types.positive_float, default=d.epochs)
-    p.add_argument("--learning-rate", type=cli_types.fraction, default=d.learning_rate)
-    p.add_argument("--lora-rank", type=cli_types.positive_int, default=d.lora_rank)
-    p.add_argument("--cutoff-len", type=cli_types.positive_int, default=d.cutoff_len)
-    p.add_argument("--batch-size", type=cli_types.positive_int, default=d.batch_size)
-    p.add_argument(
-        "--gradient-accumulation", type=cli_types.positive_int, default=d.gradient_accumulation
-    )
-    p.add_argument("--max-samples", type=cli_types.non_negative_int, default=d.max_samples)
-    return p
+    return build_parser(Options, prog="qwen-lora", description=__doc__.splitlines()[0])
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
-    args = vars(parser().parse_args(argv))
-    args["dataset_prefix"] = blob.blob_path(args["dataset_prefix"])
-    args["adapter_prefix"] = blob.blob_path(args["adapter_prefix"])
-    return Options(**args)
+    return parse_options(Options, parser(), argv)
 
 
 def dataset_info(options: Options) -> dict[str, Any]:

@@ -1,3 +1,4 @@
+from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 SPEC = WorkloadSpec(
@@ -9,7 +10,7 @@ SPEC = WorkloadSpec(
     # A gang of `workers` one-GPU pods; the count is a stack option (default 4). LLaMA-Factory's
     # Ray launcher reserves {CPU: 10, GPU: 1} per training worker, so each pod offers 12 CPUs.
     workers=(WorkerGroup("gpu", 4, PodShape(cpu="12", memory="96Gi", gpus=1)),),
-    containers=("datasets", "models"),
+    containers=(DATASETS_CONTAINER, MODELS_CONTAINER),
     options=frozenset({"workers"}),
     description="Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers",
     entrypoint_module="workloads.qwen_lora.main",

@@ -24,62 +24,47 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.common import blob, cli_types
+from workloads.common.layout import (
+    ADAPTER_CONTAINER,
+    ADAPTER_NAME,
+    ADAPTER_PREFIX,
+    BASE_MODEL,
+    DATASETS_CONTAINER,
+)
+from workloads.common.options import build_parser, option, parse_options
+
+_TEMPERATURE = cli_types.float_between(0, 2)
 
 
 @dataclass(frozen=True)
 class Options:
-    run_id: str
-    model: str = "Qwen/Qwen2.5-7B-Instruct"
-    lora: bool = True
-    container: str = "datasets"
-    input_prefix: str = "vllm-batch/prompts"
-    output_prefix: str = "vllm-batch/results"
-    adapter_container: str = "models"
-    adapter_prefix: str = "qwen-lora"
-    adapter_name: str = "aksray-sft"
-    max_lora_rank: int = 64
-    max_model_len: int = 8192
-    max_tokens: int = 512
-    temperature: float = 0.2
-    batch_size: int = 32
-    concurrency: int = 1
+    run_id: str = option(type=cli_types.path_segment)
+    model: str = option(BASE_MODEL)
+    lora: bool = option(True, negative_help="base model only")
+    container: str = option(DATASETS_CONTAINER)
+    input_prefix: str = option("vllm-batch/prompts", blob_path=True)
+    output_prefix: str = option("vllm-batch/results", blob_path=True)
+    adapter_container: str = option(ADAPTER_CONTAINER)
+    adapter_prefix: str = option(ADAPTER_PREFIX, blob_path=True)
+    adapter_name: str = option(ADAPTER_NAME, type=cli_types.path_segment)
+    max_lora_rank: int = option(64, type=cli_types.positive_int)
+    max_model_len: int = option(8192, type=cli_types.positive_int)
+    max_tokens: int = option(512, type=cli_types.positive_int)
+    temperature: float = option(0.2, type=_TEMPERATURE)
+    batch_size: int = option(32, type=cli_types.positive_int)
+    concurrency: int = option(1, type=cli_types.positive_int)
 
     @property
     def output_path(self) -> str:
         return blob.blob_path(self.output_prefix, self.run_id)
 
 
-_TEMPERATURE = cli_types.float_between(0, 2)
-
-
 def parser() -> argparse.ArgumentParser:
-    d = Options
-    p = argparse.ArgumentParser(prog="vllm-batch", description=__doc__.splitlines()[0])
-    p.add_argument("--run-id", type=cli_types.path_segment, required=True)
-    p.add_argument("--model", default=d.model)
-    lora = p.add_mutually_exclusive_group()
-    lora.add_argument("--lora", dest="lora", action="store_true", default=d.lora)
-    lora.add_argument("--no-lora", dest="lora", action="store_false", help="base model only")
-    p.add_argument("--container", default=d.container)
-    p.add_argument("--input-prefix", default=d.input_prefix)
-    p.add_argument("--output-prefix", default=d.output_prefix)
-    p.add_argument("--adapter-container", default=d.adapter_container)
-    p.add_argument("--adapter-prefix", default=d.adapter_prefix)
-    p.add_argument("--adapter-name", type=cli_types.path_segment, default=d.adapter_name)
-    p.add_argument("--max-lora-rank", type=cli_types.positive_int, default=d.max_lora_rank)
-    p.add_argument("--max-model-len", type=cli_types.positive_int, default=d.max_model_len)
-    p.add_argument("--max-tokens", type=cli_types.positive_int, default=d.max_tokens)
-    p.add_argument("--temperature", type=_TEMPERATURE, default=d.temperature)
-    p.add_argument("--batch-size", type=cli_types.positive_int, default=d.batch_size)
-    p.add_argument("--concurrency", type=cli_types.positive_int, default=d.concurrency)
-    return p
+    return build_parser(Options, prog="vllm-batch", description=__doc__.splitlines()[0])
 
 
 def parse_args(argv: Sequence[str] | None = None) -> Options:
-    args = vars(parser().parse_args(argv))
-    for key in ("input_prefix", "output_prefix", "adapter_prefix"):
-        args[key] = blob.blob_path(args[key])
-    return Options(**args)
+    return parse_options(Options, parser(), argv)
 
 
 def processor_config(options: Options, account: str) -> dict[str, Any]:

@@ -1,3 +1,4 @@
+from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 SPEC = WorkloadSpec(
@@ -8,9 +9,9 @@ SPEC = WorkloadSpec(
     head=PodShape(cpu="2", memory="8Gi"),
     workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
     # Prompts are read from and results written to `datasets`.
-    containers=("datasets",),
+    containers=(DATASETS_CONTAINER,),
     options=frozenset({"loraAdapter"}),
     description="ray.data.llm batch inference with the LoRA adapter from Blob",
     entrypoint_module="workloads.vllm_batch.main",
-    adapter_containers=("models",),
+    adapter_containers=(MODELS_CONTAINER,),
 )

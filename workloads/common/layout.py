@@ -1,0 +1,20 @@
+"""The Blob layout the payloads share: container names and where the LoRA adapter lives.
+
+qwen-lora writes the adapter to `models/<ADAPTER_PREFIX>/<ADAPTER_NAME>/` (adapter_config.json,
+adapter_model.safetensors, ...); vllm-batch and llm-serve load it from there. The folder
+`models/<ADAPTER_PREFIX>` is Ray LLM's `dynamic_lora_loading_path` (one adapter per subfolder).
+The program reads the same names (the payload specs, the Serve config, the default containers).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+DATASETS_CONTAINER: Final = "datasets"
+CHECKPOINTS_CONTAINER: Final = "checkpoints"
+MODELS_CONTAINER: Final = "models"
+
+BASE_MODEL: Final = "Qwen/Qwen2.5-7B-Instruct"
+ADAPTER_CONTAINER: Final = MODELS_CONTAINER
+ADAPTER_PREFIX: Final = "qwen-lora"
+ADAPTER_NAME: Final = "aksray-sft"
