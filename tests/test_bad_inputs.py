@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from aksray.runner import run_program
 from aksray.stackfile import StackFileError
-from tests.harness import cli, stack_document
+from tests.support.harness import cli, stack_document
 
 CORPUS = sorted((Path(__file__).parent / "bad_inputs").glob("*.yaml"))
 

@@ -1,4 +1,5 @@
-"""The CLI contract: plan and render per stack, exit codes, one-line errors, no tracebacks."""
+"""The CLI contract: plan and render per stack, exit codes, one-line errors, no tracebacks;
+`aksray plan` prints the summary and the checks, and `--json` carries both."""
 
 from __future__ import annotations
 
@@ -6,12 +7,17 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 
+from aksray.graph import critical_path
+from aksray.model import plan
+from aksray.report import summary
 from aksray.runner import PROJECT_ROOT
-from tests.harness import STACKS, assert_rejected, cli, planned
+from tests.support.harness import STACKS, P, assert_rejected, cli, planned, write_stack
+from tests.support.minimal_stack import config, minimal, teams
 
 
 @pytest.mark.parametrize("stack", STACKS)
@@ -146,3 +152,63 @@ def test_render_into_a_file_is_a_user_error(tmp_path: Path) -> None:
     assert run.error_lines == [
         f"error: --out {target}: cannot write there (Not a directory); name a directory"
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# The CLI
+# --------------------------------------------------------------------------------------------
+
+
+def test_plan_prints_the_summary_and_the_checks() -> None:
+    run = cli("plan", "--stack", "dev")
+    assert run.code == 0 and run.stderr == ""
+    for heading in ("Pools (", "Queues (", "KAI queues", "Workloads (", "Deploy critical path ("):
+        assert heading in run.stdout
+    assert "aksray-cluster-rg → aksray-cluster-aks → aksray-cluster-pool-cpu" in run.stdout
+    assert run.stdout.rstrip().endswith("Checks: 0 errors, 0 warnings")
+
+
+def test_a_failed_check_exits_one_with_one_line(tmp_path: Path) -> None:
+    document = minimal()
+    teams(document)[0]["quota"]["a100"]["gpu"] = 3
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert run.code == 1
+    assert "Traceback" not in run.output
+    assert len(run.error_lines) == 1
+    assert run.error_lines[0].startswith("error: cluster.gpuPools[0].maxCount: the team quotas")
+    assert "Checks: 1 error, 0 warnings" in run.stdout
+
+
+def test_warnings_do_not_fail(tmp_path: Path) -> None:
+    document = minimal()
+    config(document)[P + "cluster"]["gpuPools"][0]["minCount"] = 1
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert run.code == 0
+    assert run.stderr.splitlines() == [
+        line for line in run.stderr.splitlines() if line.startswith("warning: ")
+    ]
+    assert run.stderr.startswith("warning: cluster.gpuPools[0].minCount: pool a100 keeps 1 ")
+
+
+def test_json_carries_the_summary_and_the_checks(tmp_path: Path) -> None:
+    run = cli("plan", "--stack", "dev", "--json")
+    assert run.code == 0
+    document = json.loads(run.stdout)
+    assert document["summary"] == json.loads(json.dumps(_dev_summary()))
+    assert document["checks"] == {"errors": [], "warnings": []}
+    assert document["summary"]["criticalPath"]["estimatedSeconds"] == 974
+
+    bad = minimal()
+    teams(bad)[0]["quota"]["a100"]["gpu"] = 3
+    failed = cli("plan", "--config", write_stack(tmp_path, bad), "--json")
+    assert failed.code == 1
+    assert [e["path"] for e in json.loads(failed.stdout)["checks"]["errors"]] == [
+        "cluster.gpuPools[0].maxCount"
+    ]
+    assert len(failed.error_lines) == 1
+
+
+def _dev_summary() -> dict[str, Any]:
+    result = planned("dev")
+    data: dict[str, Any] = summary(plan(result), critical_path(result))
+    return data

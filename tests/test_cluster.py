@@ -25,7 +25,7 @@ from manifests.identity import team_identities
 from manifests.storage import ACCOUNT_SUFFIX_LENGTH, account_name_prefix, data_resource_group_name
 from settings.errors import SettingsError
 from settings.parse import parse_settings
-from tests.harness import (
+from tests.support.harness import (
     P,
     assert_rejected,
     mutated,

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.crd_conformance import (
+from tests.support.crd_conformance import (
     KUBERNETES_FUNCTIONS,
     CrdVersion,
     compile_crd,

@@ -29,8 +29,8 @@ from manifests.helm_values import (
     kuberay_operator_values,
     kueue_values,
 )
-from tests.chart_values import chart_defaults, unknown_value_paths
-from tests.harness import (
+from tests.support.chart_values import chart_defaults, unknown_value_paths
+from tests.support.harness import (
     REFERENCE,
     assert_rejected,
     mutated,

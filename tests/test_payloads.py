@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from manifests import ray
-from tests.harness import planned
+from tests.support.harness import planned
 from workloads.aurora_finetune import main as aurora
 from workloads.common import blob
 from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL

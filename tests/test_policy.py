@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from aksray.runner import RecordedResource
-from tests.harness import planned
-from tests.policy_harness import POLICIES, Violation, evaluate, mutate
+from tests.support.harness import planned
+from tests.support.policy_harness import POLICIES, Violation, evaluate, mutate
 
 Inputs = dict[str, Any]
 Select = Callable[[RecordedResource], bool]

@@ -14,7 +14,7 @@ from pulumi.runtime import resource as pulumi_resource
 from aksray.mocks import is_placeholder
 from aksray.runner import PROJECT_ROOT, RecordingMonitor, run_program, stack_file
 from aksray.stackfile import StackFileError, load_stack_config
-from tests.harness import STACKS, one, planned, stack_document, write_stack
+from tests.support.harness import STACKS, one, planned, stack_document, write_stack
 
 
 def test_records_type_name_parent_inputs_and_provider() -> None:

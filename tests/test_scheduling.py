@@ -46,7 +46,7 @@ from manifests.kueue import (
 from manifests.ray_pods import PodSet
 from settings.model import Settings, TeamSettings
 from settings.parse import parse_settings
-from tests.harness import REFERENCE, P, assert_rejected, mutated, one, planned
+from tests.support.harness import REFERENCE, P, assert_rejected, mutated, one, planned
 from workloads.catalog import WORKLOADS
 from workloads.spec import PodShape
 

@@ -15,7 +15,7 @@ from settings.defaults import DEFAULT_LOCATION
 from settings.errors import SettingsError
 from settings.load import settings_from_config
 from settings.parse import parse_settings
-from tests.harness import P, assert_rejected, mutated, planned
+from tests.support.harness import P, assert_rejected, mutated, planned
 
 Config = dict[str, Any]
 

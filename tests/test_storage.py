@@ -19,7 +19,7 @@ from manifests.identity import (
 )
 from manifests.namespaces import CLIENT_ID_ANNOTATION, TENANT_ID_ANNOTATION
 from manifests.storage import ACCOUNT_PREFIX_MAX, account_name_prefix
-from tests.harness import P, mutated, one, planned, transitive_dependencies, write_stack
+from tests.support.harness import P, mutated, one, planned, transitive_dependencies, write_stack
 
 ACCOUNT = "azure-native:storage:StorageAccount"
 CONTAINER = "azure-native:storage:BlobContainer"

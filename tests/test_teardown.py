@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from aksray.runner import RecordedResource, RunResult
-from tests.harness import one, planned, transitive_dependencies
+from tests.support.harness import one, planned, transitive_dependencies
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
 RAY_KINDS = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")

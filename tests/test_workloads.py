@@ -21,8 +21,8 @@ from aksray.runner import RecordedResource, RunResult, run_program
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests import ray, ray_pods
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
-from tests.crd_conformance import validate_object
-from tests.harness import (
+from tests.support.crd_conformance import validate_object
+from tests.support.harness import (
     assert_rejected,
     cli,
     mutated,

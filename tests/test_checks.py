@@ -1,14 +1,12 @@
-"""`aksray plan`: the summary (dev's numbers exactly), every check (fires once, naming the config
-path, on a minimal stack that violates it; silent on the project stacks), the deploy critical
-path, the CLI contract and a scaling smoke test."""
+"""`aksray plan`'s checks: each fires once, naming the config path, on a minimal stack that
+violates it, and is silent on the project stacks; generated stacks plan clean and grow
+linearly."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
 import importlib.util
-import json
-import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -25,73 +23,17 @@ from aksray.checks.schedulers import check_kueue_integrations, check_priority_cl
 from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.graph import (
-    ESTIMATED_SECONDS,
     critical_path,
-    estimated_seconds,
-    longest_chain,
-    waits_for,
 )
 from aksray.model import HELM_RELEASE, Plan, plan, pods_per_node, registered
-from aksray.report import summary, summary_lines
-from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult, run_program
-from manifests.capacity import MIB
+from aksray.report import summary
+from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult
 from settings.errors import SettingsError
 from settings.parse import parse_settings
-from tests.harness import STACKS, P, cli, planned, stack_document, write_stack
+from tests.support.harness import STACKS, P, planned, stack_document
+from tests.support.minimal_stack import config, minimal, run, teams
 
-GIB = 1024**3
 Check = Callable[[Plan, Findings], None]
-
-# --------------------------------------------------------------------------------------------
-# A minimal stack that plans clean; each check's test breaks it in one way
-# --------------------------------------------------------------------------------------------
-
-
-def minimal() -> dict[str, Any]:
-    """One department, one team, one 1-GPU pool of 2 nodes, the endpoint without Blob."""
-    return {
-        "config": {
-            P + "cluster": {
-                "cpuPool": {"vmSize": "Standard_D8ds_v6", "minCount": 1, "maxCount": 2},
-                "gpuPools": [{"name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "maxCount": 2}],
-            },
-            P + "scheduling": {
-                "departments": [
-                    {
-                        "name": "research",
-                        "teams": [
-                            {
-                                "name": "team-a",
-                                "quota": {
-                                    "a100": {"gpu": 2},
-                                    "cpu": {"cpu": 4, "memory": "16Gi"},
-                                },
-                            }
-                        ],
-                    }
-                ]
-            },
-            P + "workloads": {
-                "llm-serve": {"enabled": True, "team": "team-a", "loraAdapter": False}
-            },
-        }
-    }
-
-
-def config(document: dict[str, Any]) -> dict[str, Any]:
-    result: dict[str, Any] = document["config"]
-    return result
-
-
-def teams(document: dict[str, Any]) -> list[dict[str, Any]]:
-    result: list[dict[str, Any]] = config(document)[P + "scheduling"]["departments"][0]["teams"]
-    return result
-
-
-def run(tmp_path: Path, document: dict[str, Any]) -> RunResult:
-    result = run_program(write_stack(tmp_path, document))
-    assert result.ok, result.problems
-    return result
 
 
 def only(check: Check, subject: RunResult | Plan) -> Findings:
@@ -466,243 +408,6 @@ def test_a_flavor_quota_no_pod_of_the_team_fits(tmp_path: Path) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# The summary: dev's numbers
-# --------------------------------------------------------------------------------------------
-
-
-def _dev_summary() -> dict[str, Any]:
-    result = planned("dev")
-    data: dict[str, Any] = summary(plan(result), critical_path(result))
-    return data
-
-
-def test_dev_pools() -> None:
-    assert _dev_summary()["pools"] == [
-        {
-            "pool": "cpu",
-            "flavor": "cpu",
-            "vmSize": "Standard_D8ds_v6",
-            "gpuModel": None,
-            "gpusPerNode": 0,
-            "minCount": 1,
-            "maxCount": 3,
-            "spot": False,
-            "maxGpus": 0,
-            "idleGpuNodes": 0,
-            "idleGpus": 0,
-            # 8 vCPU - 180m; 32 GiB - (20 MiB x 250 + 50 MiB) - 100 MiB
-            "nodeAllocatable": {"gpu": 0, "cpu": "7820m", "memory": "27618Mi"},
-        },
-        {
-            "pool": "a100",
-            "flavor": "a100",
-            "vmSize": "Standard_NC24ads_A100_v4",
-            "gpuModel": "A100 80GB PCIe",
-            "gpusPerNode": 1,
-            "minCount": 0,
-            "maxCount": 5,
-            "spot": False,
-            "maxGpus": 5,
-            "idleGpuNodes": 0,
-            "idleGpus": 0,
-            # 24 vCPU - 340m; 220 GiB - 5050 MiB - 100 MiB
-            "nodeAllocatable": {"gpu": 1, "cpu": "23660m", "memory": "220130Mi"},
-        },
-    ]
-
-
-def test_dev_queues() -> None:
-    kai_memory_mb = math.ceil((32 * GIB + 5 * 220130 * MIB) / 10**6)
-    assert kai_memory_mb == 1188475
-    assert _dev_summary()["queues"] == [
-        {
-            "team": "team-a",
-            "department": "research",
-            "cohort": "research",
-            "namespace": "team-a",
-            "localQueue": "team-a",
-            "flavors": [
-                {
-                    "flavor": "cpu",
-                    "nominal": {"cpu": "8", "memory": "32Gi", "gpu": 0},
-                    "borrowingLimit": {"gpu": 0},  # the CPU flavor never borrows GPUs
-                    "lendingLimit": None,
-                },
-                {
-                    "flavor": "a100",
-                    "nominal": {"cpu": "118300m", "memory": "1100650Mi", "gpu": 5},
-                    "borrowingLimit": None,
-                    "lendingLimit": None,
-                },
-            ],
-            "kai": {
-                "queue": "team-a",
-                "parent": "research",
-                "quota": {"cpu": 8000 + 5 * 23660, "gpu": 5, "memory": kai_memory_mb},
-                "limit": {"cpu": -1, "gpu": -1, "memory": -1},
-                "overQuotaWeight": 1,
-            },
-        }
-    ]
-
-
-def test_dev_workloads() -> None:
-    head = {
-        "name": "head",
-        "count": 1,
-        "requests": {"gpu": 0, "cpu": "2", "memory": "8Gi"},
-        "nodeSelector": {"kubernetes.azure.com/agentpool": "cpu"},
-        "flavor": "cpu",
-        "mayUse": ["cpu"],
-        "vmSize": "Standard_D8ds_v6",
-        "podsPerNode": {"cpu": 3},  # 7820m / 2000m and 27618Mi / 8Gi
-        "fitsNode": True,
-    }
-
-    def gpu(count: int, cpu: str, memory: str) -> dict[str, Any]:
-        return {
-            "name": "gpu",
-            "count": count,
-            "requests": {"gpu": 1, "cpu": cpu, "memory": memory},
-            "nodeSelector": {},
-            "flavor": "a100",
-            "mayUse": ["a100"],
-            "vmSize": "Standard_NC24ads_A100_v4",
-            "podsPerNode": {"a100": 1},
-            "fitsNode": True,
-        }
-
-    def workload(name: str, kind: str, priority: str, value: int, workers: int) -> dict[str, Any]:
-        return {
-            "workload": name,
-            "team": "team-a",
-            "kind": kind,
-            "priority": priority,
-            "priorityValue": value,
-            "nonPreemptible": value >= 100,
-            "gangPods": 1 + workers,
-            "gangGpus": workers,
-            # dev stages its jobs (no `run` yet); the endpoint is deployed.
-            "status": "staged" if kind == "RayJob" else "deployed",
-            "admissible": True,
-            "podSets": [
-                head,
-                gpu(workers, "12", "96Gi") if name == "qwen-lora" else gpu(1, "8", "64Gi"),
-            ],
-        }
-
-    # dev ships its endpoint off: only the three (staged) jobs are planned.
-    assert _dev_summary()["workloads"] == [
-        workload("aurora-finetune", "RayJob", "train", 50, 1),
-        workload("qwen-lora", "RayJob", "train", 50, 4),
-        workload("vllm-batch", "RayJob", "train", 50, 1),
-    ]
-
-
-def test_summary_text_shows_the_same_numbers() -> None:
-    text = "\n".join(summary_lines(_dev_summary()))
-    assert "a100  Standard_NC24ads_A100_v4  A100 80GB PCIe  1          0..5   no    5" in text
-    assert "team-a  research  a100    5            118300m      1100650Mi" in text
-    assert "team-a  research  5 / 126300 / 1188475  -1 / -1 / -1  1" in text
-    assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4" in text
-    assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per Standard_NC24ads" in text
-
-
-# --------------------------------------------------------------------------------------------
-# The deploy critical path
-# --------------------------------------------------------------------------------------------
-
-
-def test_dev_critical_path() -> None:
-    result = planned("dev")
-    path = critical_path(result)
-    assert path.names == [
-        "aksray-cluster-rg",
-        "aksray-cluster-aks",
-        "aksray-cluster-pool-cpu",  # the Kubernetes provider waits for the CPU pool
-        "aksray-cluster-k8s",
-        "aksray-operators-kuberay-operator-namespace",
-        "aksray-operators-kuberay-operator",
-        "aksray-operators-kueue",  # Kueue's release waits for KubeRay's CRDs
-        "aksray-queues-flavor-cpu",
-        "aksray-queues-cq-team-a",
-        "aksray-queues-lq-team-a",  # dev's jobs are staged and its endpoint off: no Ray object
-    ]
-    assert path.estimated_seconds == 5 + 480 + 240 + 1 + 2 + 120 + 120 + 3 * 2
-    types = {r.type for r in path.resources}
-    assert "azure-native:containerservice:ManagedCluster" in types
-    assert "kubernetes:helm.sh/v3:Release" in types
-    assert not any(
-        t.startswith(("azure-native:storage:", "azure-native:managedidentity:")) for t in types
-    )
-    assert not any("-storage-" in name for name in path.names)
-
-
-def test_prod_critical_path_is_the_serial_node_pools() -> None:
-    # AKS changes one agent pool at a time: the pools are chained, and three GPU pools take
-    # longer than the operators and queues after the CPU pool.
-    assert critical_path(planned("prod")).names == [
-        "aksray-cluster-rg",
-        "aksray-cluster-aks",
-        "aksray-cluster-pool-cpu",
-        "aksray-cluster-pool-a100",
-        "aksray-cluster-pool-h100",
-        "aksray-cluster-pool-a100spot",
-    ]
-
-
-def _resource(name: str, *, depends_on: tuple[str, ...] = (), **fields: Any) -> RecordedResource:
-    values: dict[str, Any] = {
-        "urn": f"urn:{name}",
-        "type": "kubernetes:core/v1:ConfigMap",
-        "name": name,
-        "custom": True,
-        "parent": None,
-        "inputs": {},
-        "depends_on": depends_on,
-        "property_dependencies": {},
-        "provider": None,
-        "protect": False,
-        "retain_on_delete": False,
-        "delete_before_replace": False,
-        "ignore_changes": (),
-        "replace_on_changes": (),
-        "remote": False,
-    }
-    values.update(fields)
-    return RecordedResource(**values)
-
-
-def test_edges_are_dependencies_providers_and_custom_parents_only() -> None:
-    resources = [
-        _resource("component", custom=False),
-        _resource("provider", type="pulumi:providers:kubernetes"),
-        _resource("a", provider="urn:provider::id-1", parent="urn:component"),
-        _resource("b", depends_on=("urn:a", "urn:component"), parent="urn:a"),
-    ]
-    assert waits_for(resources) == {
-        "urn:provider": (),
-        "urn:a": ("urn:provider",),  # its component parent adds nothing
-        "urn:b": ("urn:a",),
-    }
-
-
-def test_longest_chain_by_weight_and_cycles() -> None:
-    edges = {"a": (), "b": ("a",), "c": ("a",), "d": ("b", "c")}
-    assert longest_chain(edges, {"a": 1, "b": 5, "c": 2, "d": 1}) == (["a", "b", "d"], 7)
-    assert longest_chain({}, {}) == ([], 0)
-    with pytest.raises(ValueError, match="cycle"):
-        longest_chain({"a": ("b",), "b": ("a",)}, {"a": 1, "b": 1})
-
-
-def test_estimates_live_in_one_table() -> None:
-    assert estimated_seconds("azure-native:containerservice:ManagedCluster") == 480
-    assert estimated_seconds("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue") == 2
-    assert estimated_seconds("pulumi:providers:kubernetes") == 1
-    assert all(seconds >= 0 for seconds in ESTIMATED_SECONDS.values())
-
-
-# --------------------------------------------------------------------------------------------
 # Paths are the settings' own
 # --------------------------------------------------------------------------------------------
 
@@ -720,60 +425,6 @@ def test_team_and_pool_paths_are_the_ones_settings_reports() -> None:
     assert f"{settings.cluster.pool_path('a100spot')}.maxCount" in reported
     assert settings.cluster.pool_path("cpu") == "cluster.cpuPool"
     assert settings.scheduling.department_path("applied") == "scheduling.departments[1]"
-
-
-# --------------------------------------------------------------------------------------------
-# The CLI
-# --------------------------------------------------------------------------------------------
-
-
-def test_plan_prints_the_summary_and_the_checks() -> None:
-    run = cli("plan", "--stack", "dev")
-    assert run.code == 0 and run.stderr == ""
-    for heading in ("Pools (", "Queues (", "KAI queues", "Workloads (", "Deploy critical path ("):
-        assert heading in run.stdout
-    assert "aksray-cluster-rg → aksray-cluster-aks → aksray-cluster-pool-cpu" in run.stdout
-    assert run.stdout.rstrip().endswith("Checks: 0 errors, 0 warnings")
-
-
-def test_a_failed_check_exits_one_with_one_line(tmp_path: Path) -> None:
-    document = minimal()
-    teams(document)[0]["quota"]["a100"]["gpu"] = 3
-    run = cli("plan", "--config", write_stack(tmp_path, document))
-    assert run.code == 1
-    assert "Traceback" not in run.output
-    assert len(run.error_lines) == 1
-    assert run.error_lines[0].startswith("error: cluster.gpuPools[0].maxCount: the team quotas")
-    assert "Checks: 1 error, 0 warnings" in run.stdout
-
-
-def test_warnings_do_not_fail(tmp_path: Path) -> None:
-    document = minimal()
-    config(document)[P + "cluster"]["gpuPools"][0]["minCount"] = 1
-    run = cli("plan", "--config", write_stack(tmp_path, document))
-    assert run.code == 0
-    assert run.stderr.splitlines() == [
-        line for line in run.stderr.splitlines() if line.startswith("warning: ")
-    ]
-    assert run.stderr.startswith("warning: cluster.gpuPools[0].minCount: pool a100 keeps 1 ")
-
-
-def test_json_carries_the_summary_and_the_checks(tmp_path: Path) -> None:
-    run = cli("plan", "--stack", "dev", "--json")
-    assert run.code == 0
-    document = json.loads(run.stdout)
-    assert document["summary"] == json.loads(json.dumps(_dev_summary()))
-    assert document["checks"] == {"errors": [], "warnings": []}
-    assert document["summary"]["criticalPath"]["estimatedSeconds"] == 974
-
-    bad = minimal()
-    teams(bad)[0]["quota"]["a100"]["gpu"] = 3
-    failed = cli("plan", "--config", write_stack(tmp_path, bad), "--json")
-    assert failed.code == 1
-    assert [e["path"] for e in json.loads(failed.stdout)["checks"]["errors"]] == [
-        "cluster.gpuPools[0].maxCount"
-    ]
-    assert len(failed.error_lines) == 1
 
 
 # --------------------------------------------------------------------------------------------

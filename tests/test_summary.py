@@ -1,0 +1,154 @@
+"""`aksray plan`'s summary: dev's numbers exactly, as data and as the text tables."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from aksray.graph import (
+    critical_path,
+)
+from aksray.model import plan
+from aksray.report import summary, summary_lines
+from manifests.capacity import MIB
+from tests.support.harness import planned
+
+GIB = 1024**3
+
+
+def _dev_summary() -> dict[str, Any]:
+    result = planned("dev")
+    data: dict[str, Any] = summary(plan(result), critical_path(result))
+    return data
+
+
+def test_dev_pools() -> None:
+    assert _dev_summary()["pools"] == [
+        {
+            "pool": "cpu",
+            "flavor": "cpu",
+            "vmSize": "Standard_D8ds_v6",
+            "gpuModel": None,
+            "gpusPerNode": 0,
+            "minCount": 1,
+            "maxCount": 3,
+            "spot": False,
+            "maxGpus": 0,
+            "idleGpuNodes": 0,
+            "idleGpus": 0,
+            # 8 vCPU - 180m; 32 GiB - (20 MiB x 250 + 50 MiB) - 100 MiB
+            "nodeAllocatable": {"gpu": 0, "cpu": "7820m", "memory": "27618Mi"},
+        },
+        {
+            "pool": "a100",
+            "flavor": "a100",
+            "vmSize": "Standard_NC24ads_A100_v4",
+            "gpuModel": "A100 80GB PCIe",
+            "gpusPerNode": 1,
+            "minCount": 0,
+            "maxCount": 5,
+            "spot": False,
+            "maxGpus": 5,
+            "idleGpuNodes": 0,
+            "idleGpus": 0,
+            # 24 vCPU - 340m; 220 GiB - 5050 MiB - 100 MiB
+            "nodeAllocatable": {"gpu": 1, "cpu": "23660m", "memory": "220130Mi"},
+        },
+    ]
+
+
+def test_dev_queues() -> None:
+    kai_memory_mb = math.ceil((32 * GIB + 5 * 220130 * MIB) / 10**6)
+    assert kai_memory_mb == 1188475
+    assert _dev_summary()["queues"] == [
+        {
+            "team": "team-a",
+            "department": "research",
+            "cohort": "research",
+            "namespace": "team-a",
+            "localQueue": "team-a",
+            "flavors": [
+                {
+                    "flavor": "cpu",
+                    "nominal": {"cpu": "8", "memory": "32Gi", "gpu": 0},
+                    "borrowingLimit": {"gpu": 0},  # the CPU flavor never borrows GPUs
+                    "lendingLimit": None,
+                },
+                {
+                    "flavor": "a100",
+                    "nominal": {"cpu": "118300m", "memory": "1100650Mi", "gpu": 5},
+                    "borrowingLimit": None,
+                    "lendingLimit": None,
+                },
+            ],
+            "kai": {
+                "queue": "team-a",
+                "parent": "research",
+                "quota": {"cpu": 8000 + 5 * 23660, "gpu": 5, "memory": kai_memory_mb},
+                "limit": {"cpu": -1, "gpu": -1, "memory": -1},
+                "overQuotaWeight": 1,
+            },
+        }
+    ]
+
+
+def test_dev_workloads() -> None:
+    head = {
+        "name": "head",
+        "count": 1,
+        "requests": {"gpu": 0, "cpu": "2", "memory": "8Gi"},
+        "nodeSelector": {"kubernetes.azure.com/agentpool": "cpu"},
+        "flavor": "cpu",
+        "mayUse": ["cpu"],
+        "vmSize": "Standard_D8ds_v6",
+        "podsPerNode": {"cpu": 3},  # 7820m / 2000m and 27618Mi / 8Gi
+        "fitsNode": True,
+    }
+
+    def gpu(count: int, cpu: str, memory: str) -> dict[str, Any]:
+        return {
+            "name": "gpu",
+            "count": count,
+            "requests": {"gpu": 1, "cpu": cpu, "memory": memory},
+            "nodeSelector": {},
+            "flavor": "a100",
+            "mayUse": ["a100"],
+            "vmSize": "Standard_NC24ads_A100_v4",
+            "podsPerNode": {"a100": 1},
+            "fitsNode": True,
+        }
+
+    def workload(name: str, kind: str, priority: str, value: int, workers: int) -> dict[str, Any]:
+        return {
+            "workload": name,
+            "team": "team-a",
+            "kind": kind,
+            "priority": priority,
+            "priorityValue": value,
+            "nonPreemptible": value >= 100,
+            "gangPods": 1 + workers,
+            "gangGpus": workers,
+            # dev stages its jobs (no `run` yet); the endpoint is deployed.
+            "status": "staged" if kind == "RayJob" else "deployed",
+            "admissible": True,
+            "podSets": [
+                head,
+                gpu(workers, "12", "96Gi") if name == "qwen-lora" else gpu(1, "8", "64Gi"),
+            ],
+        }
+
+    # dev ships its endpoint off: only the three (staged) jobs are planned.
+    assert _dev_summary()["workloads"] == [
+        workload("aurora-finetune", "RayJob", "train", 50, 1),
+        workload("qwen-lora", "RayJob", "train", 50, 4),
+        workload("vllm-batch", "RayJob", "train", 50, 1),
+    ]
+
+
+def test_summary_text_shows_the_same_numbers() -> None:
+    text = "\n".join(summary_lines(_dev_summary()))
+    assert "a100  Standard_NC24ads_A100_v4  A100 80GB PCIe  1          0..5   no    5" in text
+    assert "team-a  research  a100    5            118300m      1100650Mi" in text
+    assert "team-a  research  5 / 126300 / 1188475  -1 / -1 / -1  1" in text
+    assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4" in text
+    assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per Standard_NC24ads" in text
