@@ -3,10 +3,10 @@
 import pulumi
 
 from components.platform import Platform
-from settings.load import load_settings
+from settings.load import huggingface_token, load_settings
 
 settings = load_settings()  # validates everything before the first resource exists
-platform = Platform("aksray", settings)
+platform = Platform("aksray", settings, huggingface_token=huggingface_token())
 
 pulumi.export("clusterName", platform.cluster.cluster_name)
 pulumi.export("teamNamespaces", [team.namespace for team in settings.scheduling.teams])

@@ -23,8 +23,14 @@ class Platform(pulumi.ComponentResource):
     workloads: RayWorkloads
 
     def __init__(
-        self, name: str, settings: Settings, opts: pulumi.ResourceOptions | None = None
+        self,
+        name: str,
+        settings: Settings,
+        *,
+        huggingface_token: pulumi.Output[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """`huggingface_token`: the stack's token as a Pulumi secret, or None."""
         super().__init__("aksray:platform:Platform", name, None, opts)
         self.cluster = AksCluster(
             f"{name}-cluster",
@@ -70,6 +76,7 @@ class Platform(pulumi.ComponentResource):
             namespaces=self.namespaces,
             storage_account=self.storage.account_name if self.storage else None,
             queues=self.queues,
+            huggingface_token=huggingface_token,
             ready=[
                 r
                 for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))

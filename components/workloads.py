@@ -56,12 +56,13 @@ class RayWorkloads(pulumi.ComponentResource):
         storage_account: pulumi.Input[str] | None = None,
         queues: SchedulingQueues | None = None,
         ready: Sequence[pulumi.Resource] = (),
+        huggingface_token: pulumi.Output[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`storage_account`: the Blob account name (required when an enabled workload uses
         Blob). `queues`: each workload is created after its own team's queues and priority
         class. `ready`: what every workload must be created after besides: Kueue (its webhook
-        serving) and the KubeRay operator."""
+        serving) and the KubeRay operator. `huggingface_token`: a Pulumi secret, or None."""
         super().__init__("aksray:platform:RayWorkloads", name, None, opts)
         self._name = name
         self._provider = provider
@@ -74,7 +75,7 @@ class RayWorkloads(pulumi.ComponentResource):
             spec = WORKLOADS[workload.name]
             if spec.containers_for(lora_adapter=workload.lora_adapter) and storage_account is None:
                 raise ValueError(f"{workload.name} uses Blob: RayWorkloads needs storage_account")
-        token = settings.huggingface_token
+        token = huggingface_token
         self.secrets = self._token_secrets(settings, enabled, token)
         self.workloads = {}
         self.config_maps = {}

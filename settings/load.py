@@ -63,7 +63,6 @@ def settings_from_config(
     secret_keys: frozenset[str] | set[str],
     *,
     stack: str,
-    huggingface_token: pulumi.Output[str] | None = None,
 ) -> Settings:
     """Validate config as Pulumi hands it over: `project:key -> string`, maps as JSON text."""
     prefix = f"{PROJECT}:"
@@ -80,9 +79,7 @@ def settings_from_config(
         if full_key in secret_keys:
             secret.add(key)
     try:
-        settings = parse_settings(
-            raw, stack=stack, secret_keys=frozenset(secret), huggingface_token=huggingface_token
-        )
+        settings = parse_settings(raw, stack=stack, secret_keys=frozenset(secret))
     except SettingsError as exc:
         raise StackSettingsError(problems + list(exc.problems)) from None
     if problems:
@@ -95,7 +92,13 @@ def load_settings() -> Settings:
     keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
     values = {key: runtime_config.get_config(key) for key in keys}
     secret_keys = {key for key in keys if runtime_config.is_config_secret(key)}
-    token = pulumi.Config(PROJECT).get_secret("huggingfaceToken")
-    return settings_from_config(
-        values, secret_keys, stack=pulumi.get_stack(), huggingface_token=token
-    )
+    return settings_from_config(values, secret_keys, stack=pulumi.get_stack())
+
+
+def huggingface_token() -> pulumi.Output[str] | None:
+    """The Hugging Face token as a Pulumi secret, or None; never a plain string.
+
+    An Output is a value of the running program, not data of the settings: it is read here,
+    after `load_settings()` has checked that the stack keeps it as a secret string.
+    """
+    return pulumi.Config(PROJECT).get_secret("huggingfaceToken")

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, Literal
+from dataclasses import dataclass
+from typing import Final, Literal
 
 from catalog.pools import CPU_POOL_NAME
 from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
 from workloads.catalog import WORKLOADS
-
-if TYPE_CHECKING:  # a type only: the model never loads the Pulumi SDK (settings/load.py does)
-    from pulumi import Output
 
 # The Pulumi project: stack-file keys read `aks-ray-platform:<key>`.
 PROJECT: Final = "aks-ray-platform"
@@ -243,8 +240,8 @@ class Settings:
     scheduling: SchedulingSettings
     workloads: tuple[WorkloadSettings, ...]
     operators: OperatorSettings
-    # The Hugging Face token as a Pulumi secret, or None. Never a plain string.
-    huggingface_token: Output[str] | None = field(compare=False)
+    # The Hugging Face token is not data of the model: settings/load.py hands it to the program
+    # as a Pulumi secret (`huggingface_token()`), once the settings have validated it.
 
     @property
     def enabled_workloads(self) -> tuple[WorkloadSettings, ...]:

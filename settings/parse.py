@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
 from settings.cluster import CLUSTER_KEYS, parse_cluster
@@ -20,9 +20,6 @@ from settings.reader import Section
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
 from settings.storage import STORAGE_KEYS, parse_storage
 from settings.workloads import WORKLOAD_KEYS, parse_workloads
-
-if TYPE_CHECKING:  # a type only: parsing never loads the Pulumi SDK
-    from pulumi import Output
 
 TOP_LEVEL_KEYS: Final = (
     "location",
@@ -41,7 +38,6 @@ def parse_settings(
     *,
     stack: str,
     secret_keys: frozenset[str] = frozenset(),
-    huggingface_token: Output[str] | None = None,
 ) -> Settings:
     """Validate raw config values (`key -> value`, structured values already decoded)."""
     problems: list[Problem] = []
@@ -74,7 +70,6 @@ def parse_settings(
         scheduling=scheduling,
         workloads=workloads,
         operators=operators,
-        huggingface_token=huggingface_token,
     )
 
 
