@@ -33,7 +33,7 @@ test: install
 check: lint typecheck test
 
 # Whole-process `aksray plan` time and peak memory on generated stacks of 1-1000 teams and the
-# project's prod and dev stacks (about 2 minutes; see README "Benchmark").
+# project's prod and dev stacks (about 2 minutes; see docs/development.md, "Benchmark").
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev
 

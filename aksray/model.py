@@ -10,7 +10,7 @@
   aksray/admission.py.
 
 Operators the stack does not install (`operators.install: false`) are the cluster's own: the
-planner then assumes what the README requires of them — Kueue with the integrations
+planner then assumes what docs/cluster-software.md requires of them — Kueue with the integrations
 `manifests.helm_values.KUEUE_FRAMEWORKS` and KAI with its default priority classes — and the
 summary says so.
 """

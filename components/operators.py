@@ -15,7 +15,7 @@ templates client-side, drops Helm hooks and turns the chart's `crds/` into stack
   (`cmd/kueue/main.go` readyz check at v0.19.2). One resource is one edge to depend on.
 - KubeRay: no hooks either; a Release keeps the four charts alike and waits for the operator.
   Helm installs `crds/` on first install only: bumping KubeRay needs its CRDs applied by hand
-  (see README).
+  (docs/cluster-software.md).
 
 Every release gets a namespace the stack creates first and deletes last. Dependents (queues,
 workloads) depend on the release that installs their CRDs, so `pulumi destroy` deletes them

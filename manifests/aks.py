@@ -33,7 +33,7 @@ GpuDriverMode = Literal["operator", "aks"]
 # #1532; #4264: an inline profile update puts every pool into `Scaling`). The pinned SDK itself
 # says the property cannot be updated through the cluster once it exists (AKS wants per-pool
 # operations), so after creation the list is AKS's: the system pool is scaled, given another
-# VM size or moved to a new Kubernetes minor with `az aks nodepool` (see README, "Node pools
+# VM size or moved to a new Kubernetes minor with `az aks nodepool` (docs/aks.md, "Node pools
 # after creation"); patch releases reach it through the `patch` upgrade channel.
 MANAGED_CLUSTER_IGNORED_FIELDS: Final = ("agentPoolProfiles",)
 # Fields of an autoscaled AgentPool that the cluster autoscaler owns: `count` is only the size the
