@@ -12,6 +12,7 @@ one first, and the new one queues in Kueue like any job.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import pulumi
@@ -36,6 +37,19 @@ from workloads.spec import WorkloadSpec
 RAY_JOB_SUSPEND: str = "spec.suspend"
 RAY_SERVICE_SUSPEND: str = "spec.rayClusterConfig.suspend"
 RAY_SERVICE_CLUSTER: str = "spec.rayClusterConfig"
+
+
+@dataclass(frozen=True)
+class _Placement:
+    """One enabled workload where it runs: its team, its Blob account (None without Blob),
+    whether a token Secret is mounted, and what it is created after."""
+
+    spec: WorkloadSpec
+    workload: WorkloadSettings
+    team: TeamSettings
+    storage_account: pulumi.Input[str] | None
+    hf_token: bool
+    after: list[pulumi.Resource]
 
 
 class RayWorkloads(pulumi.ComponentResource):
@@ -89,15 +103,16 @@ class RayWorkloads(pulumi.ComponentResource):
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
             ]
-            add = self._ray_job if spec.kind == "RayJob" else self._ray_service
-            self.workloads[spec.name] = add(
+            placement = _Placement(
                 spec,
                 workload,
                 team,
-                hf_token=token is not None,
                 storage_account=storage_account if uses_blob else None,
+                hf_token=token is not None,
                 after=after,
             )
+            add = self._ray_job if spec.kind == "RayJob" else self._ray_service
+            self.workloads[spec.name] = add(placement)
         self.register_outputs(
             {
                 "workloads": {w: WORKLOADS[w].kind for w in sorted(self.workloads)},
@@ -127,17 +142,9 @@ class RayWorkloads(pulumi.ComponentResource):
             )
         return secrets
 
-    def _ray_job(
-        self,
-        spec: WorkloadSpec,
-        workload: WorkloadSettings,
-        team: TeamSettings,
-        *,
-        hf_token: bool,
-        storage_account: pulumi.Input[str] | None,
-        after: list[pulumi.Resource],
-    ) -> pulumi.CustomResource:
+    def _ray_job(self, placement: _Placement) -> pulumi.CustomResource:
         """The payload's code as a ConfigMap, and the RayJob that mounts it."""
+        spec, team = placement.spec, placement.team
         files = payload_files(spec)
         code = create_object(
             f"{self._name}-{spec.name}-code",
@@ -147,18 +154,18 @@ class RayWorkloads(pulumi.ComponentResource):
         self.config_maps[spec.name] = code
         manifest = ray_job(
             spec,
-            workload,
+            placement.workload,
             team,
             files=files,
             requirements=requirements(spec),
-            hf_token=hf_token,
-            storage_account=storage_account,
+            hf_token=placement.hf_token,
+            storage_account=placement.storage_account,
         )
         return create_object(
             f"{self._name}-{spec.name}",
             manifest,
             self._options(
-                depends_on=[code, *after],
+                depends_on=[code, *placement.after],
                 ignore_changes=[RAY_JOB_SUSPEND],
                 # Any spec change re-runs the job; deleting first frees its quota and its name
                 # even when the name did not change.
@@ -167,29 +174,21 @@ class RayWorkloads(pulumi.ComponentResource):
             ),
         )
 
-    def _ray_service(
-        self,
-        spec: WorkloadSpec,
-        workload: WorkloadSettings,
-        team: TeamSettings,
-        *,
-        hf_token: bool,
-        storage_account: pulumi.Input[str] | None,
-        after: list[pulumi.Resource],
-    ) -> pulumi.CustomResource:
-        serve = _serve_config(workload.lora_adapter, storage_account, requirements(spec))
+    def _ray_service(self, placement: _Placement) -> pulumi.CustomResource:
+        spec, workload = placement.spec, placement.workload
+        serve = _serve_config(workload.lora_adapter, placement.storage_account, requirements(spec))
         return create_object(
             f"{self._name}-{spec.name}",
             ray_service(
                 spec,
                 workload,
-                team,
+                placement.team,
                 serve_config_yaml=serve,
-                hf_token=hf_token,
-                storage_account=storage_account,
+                hf_token=placement.hf_token,
+                storage_account=placement.storage_account,
             ),
             self._options(
-                depends_on=after,
+                depends_on=placement.after,
                 ignore_changes=[RAY_SERVICE_SUSPEND],
                 # A Serve config change is applied in place. A change to the Ray cluster
                 # (image, resources, workers, labels) replaces the RayService, deleting it

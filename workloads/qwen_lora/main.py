@@ -28,10 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from workloads.common import blob, cli_types
+from workloads.common.adapter import AdapterLocation
 from workloads.common.layout import (
-    ADAPTER_CONTAINER,
-    ADAPTER_NAME,
-    ADAPTER_PREFIX,
     BASE_MODEL,
     DATASETS_CONTAINER,
 )
@@ -43,8 +41,8 @@ DATASET_SUFFIXES = (".json", ".jsonl")
 LOCAL_ROOT = Path("/tmp/aksray/qwen-lora")  # noqa: S108 - per-pod scratch, never shared
 
 
-@dataclass(frozen=True)
-class Options:
+@dataclass(frozen=True, kw_only=True)
+class Options(AdapterLocation):
     run_id: str = option(type=cli_types.path_segment)
     workers: int = option(type=cli_types.positive_int, help="GPU training workers")
     model: str = option(BASE_MODEL)
@@ -52,9 +50,6 @@ class Options:
     dataset_container: str = option(DATASETS_CONTAINER)
     dataset_prefix: str = option("qwen-lora/sft", blob_path=True)
     dataset_format: str = option("alpaca", choices=DATASET_FORMATS)
-    adapter_container: str = option(ADAPTER_CONTAINER)
-    adapter_prefix: str = option(ADAPTER_PREFIX, blob_path=True)
-    adapter_name: str = option(ADAPTER_NAME, type=cli_types.path_segment)
     epochs: float = option(3.0, type=cli_types.positive_float)
     learning_rate: float = option(1e-4, type=cli_types.fraction)
     lora_rank: int = option(16, type=cli_types.positive_int)

@@ -24,10 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from workloads.common import blob, cli_types
+from workloads.common.adapter import AdapterLocation
 from workloads.common.layout import (
-    ADAPTER_CONTAINER,
-    ADAPTER_NAME,
-    ADAPTER_PREFIX,
     BASE_MODEL,
     DATASETS_CONTAINER,
 )
@@ -36,17 +34,14 @@ from workloads.common.options import build_parser, option, parse_options
 _TEMPERATURE = cli_types.float_between(0, 2)
 
 
-@dataclass(frozen=True)
-class Options:
+@dataclass(frozen=True, kw_only=True)
+class Options(AdapterLocation):
     run_id: str = option(type=cli_types.path_segment)
     model: str = option(BASE_MODEL)
     lora: bool = option(True, negative_help="base model only")
     container: str = option(DATASETS_CONTAINER)
     input_prefix: str = option("vllm-batch/prompts", blob_path=True)
     output_prefix: str = option("vllm-batch/results", blob_path=True)
-    adapter_container: str = option(ADAPTER_CONTAINER)
-    adapter_prefix: str = option(ADAPTER_PREFIX, blob_path=True)
-    adapter_name: str = option(ADAPTER_NAME, type=cli_types.path_segment)
     max_lora_rank: int = option(64, type=cli_types.positive_int)
     max_model_len: int = option(8192, type=cli_types.positive_int)
     max_tokens: int = option(512, type=cli_types.positive_int)
