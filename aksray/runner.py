@@ -29,7 +29,8 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from aksray import sdk_private
 from aksray.mocks import PlatformMocks, placeholder
-from aksray.stackfile import PROJECT, SECRET_STAND_IN, StackConfig, load_stack_config
+from aksray.stackfile import SECRET_STAND_IN, StackConfig, load_stack_config
+from catalog.project import PROJECT
 from settings.errors import Problem, SettingsError
 from settings.model import Settings
 
@@ -87,7 +88,7 @@ class RunResult:
     outputs: dict[str, Any] = field(default_factory=dict)
     problems: tuple[Problem, ...] = ()  # when the config is invalid
     warnings: list[str] = field(default_factory=list)
-    settings: Any = None  # the Settings of a valid run, for the planner
+    settings: Any = None  # the Settings a valid run built its resources from, for the planner
     _by_urn: tuple[list[RecordedResource], dict[str, RecordedResource]] | None = field(
         default=None, init=False, repr=False, compare=False
     )

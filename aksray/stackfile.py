@@ -16,7 +16,8 @@ from typing import Any, Final
 
 import yaml
 
-PROJECT: Final = "aks-ray-platform"
+from catalog.project import PROJECT
+
 # libyaml's safe loader when PyYAML has it (about ten times faster on large stack files), the
 # pure-Python one otherwise: both build plain data only.
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)

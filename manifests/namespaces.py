@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from catalog.project import PROJECT
+
 # Every Ray pod (head and workers) of a team runs under this service account in the team's
 # namespace; the federated identity credential's subject names it.
 RAY_SERVICE_ACCOUNT: Final = "ray-workload"
-MANAGED_BY: Final = {"app.kubernetes.io/managed-by": "aks-ray-platform"}
+MANAGED_BY: Final = {"app.kubernetes.io/managed-by": PROJECT}
 CLIENT_ID_ANNOTATION: Final = "azure.workload.identity/client-id"
 TENANT_ID_ANNOTATION: Final = "azure.workload.identity/tenant-id"
 

@@ -16,8 +16,9 @@ from typing import Any, Final
 import pulumi
 from pulumi.runtime import config as runtime_config
 
+from catalog.project import PROJECT
 from settings.errors import Problem, SettingsError, printable
-from settings.model import PROJECT, Settings
+from settings.model import Settings
 from settings.parse import parse_settings
 from settings.reader import describe
 

@@ -16,9 +16,6 @@ from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
 from workloads.catalog import WORKLOADS
 
-# The Pulumi project: stack-file keys read `aks-ray-platform:<key>`.
-PROJECT: Final = "aks-ray-platform"
-
 ClusterMode = Literal["aks", "existing"]
 CLUSTER_MODES: Final[tuple[ClusterMode, ...]] = ("aks", "existing")
 GpuDriver = Literal["operator", "aks"]

@@ -11,10 +11,11 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
+from catalog.project import PROJECT
 from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
 from settings.errors import Problem, SettingsError
-from settings.model import PROJECT, ClusterSettings, Settings, StorageSettings
+from settings.model import ClusterSettings, Settings, StorageSettings
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
