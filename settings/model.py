@@ -1,7 +1,7 @@
 """The frozen model of a stack's configuration: what every builder and component reads.
 
-Defaults are not here: a parser fills every field (settings/defaults.py holds what it fills in
-when the stack file says nothing).
+Configuration defaults are not here: a parser fills every field, from settings/defaults.py where
+the stack file says nothing.
 """
 
 from __future__ import annotations
