@@ -78,7 +78,7 @@ $(UV): uv.lock | $(CHOICE)
 # A new interpreter (or none recorded yet) starts .venv afresh.
 $(STAMP): pyproject.toml uv.lock $(CHOICE) $(UV)
 	@read -r py ver <$(CHOICE); \
-	echo "make install: Python $$ver ($$py) -> $(VENV), the versions in uv.lock (cold, downloading about 90 MB: about half a minute; from uv's cache: seconds)"; \
+	echo "make install: Python $$ver ($$py) -> $(VENV), the versions in uv.lock (cold, downloading about 90 MB: about 20 s; from uv's cache: seconds)"; \
 	start=$$(date +%s); \
 	$(if $(filter $(CHOICE),$?),rm -rf $(VENV);) \
 	$(UV) sync --locked --extra dev --python "$$py" || \
