@@ -1,18 +1,94 @@
 # One entry point per task. `make install` is idempotent; every other target installs first.
-PYTHON ?= python3.11
+#
+# Python 3.11, 3.12 or 3.13: `make install` takes the newest of python3.13, python3.12 and
+# python3.11 that runs (with pyenv, an installed version counts even when it is not selected), or
+# the one named: `make install PYTHON=python3.12` (a command or a path). It says which it used and
+# keeps it (in $(CHOICE)) until PYTHON names another; .venv is rebuilt when the choice changes.
+PYTHON ?=
+PYTHON_VERSIONS := 3.13 3.12 3.11
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The interpreter .venv is built with ("<executable> <version>"); rewritten only when it changes.
+CHOICE := .cache/python
+# uv (https://docs.astral.sh/uv/), the ecosystem's fast resolver and installer (and one of the
+# toolchains of Pulumi's Python runtime), installs uv.lock: every dependency pinned with hashes.
+# It is installed once, by pip (the interpreter's own when it has one: no pip copied into a venv
+# for it), at the version and hashes uv.lock pins for it.
+UV_HOME := .cache/uv
+UV := $(UV_HOME)/bin/uv
+export UV_PYTHON_DOWNLOADS := never
+comma := ,
 
-.PHONY: install plan lint typecheck test check test-payloads engine e2e bench clean
+.PHONY: install lock plan lint typecheck test check test-payloads engine e2e bench clean FORCE
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml requirements.lock
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps -e .
-	touch $(STAMP)
+# Prints "<executable> <version>" of the interpreter to use, or says why there is none.
+# probe CMD VERSION...: runs CMD; exit 0 = one of those versions, 3 = another, else it does not run.
+# pyenv_probe pythonX.Y VERSION...: the same with the newest pyenv-installed X.Y selected for it.
+define find_python
+probe() { py="$$1"; shift; "$$py" -c 'import sys; v = "%d.%d.%d" % sys.version_info[:3]; print(sys.executable, v); sys.exit(0 if v.rsplit(".", 1)[0] in sys.argv[1:] else 3)' "$$@"; }; \
+pyenv_probe() { \
+  command -v pyenv >/dev/null 2>&1 || return 127; \
+  minor="$${1#python}"; case "$$minor" in 3.[0-9]*) ;; *) return 127 ;; esac; \
+  v="$$(pyenv versions --bare 2>/dev/null | grep -E "^$${minor}\.[0-9]+$$" | sort -t. -k3,3n | tail -n 1)"; \
+  [ -n "$$v" ] || return 127; \
+  PYENV_VERSION="$$v" probe "$$@"; \
+}; \
+if [ -n '$(PYTHON)' ]; then \
+  out="$$(probe '$(PYTHON)' $(PYTHON_VERSIONS) 2>/dev/null)"; rc=$$?; \
+  if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then out="$$(pyenv_probe '$(PYTHON)' $(PYTHON_VERSIONS) 2>/dev/null)"; rc=$$?; fi; \
+  case $$rc in \
+    0) echo "$$out" ;; \
+    3) echo "make install: PYTHON=$(PYTHON) is Python $${out##* }; supported: $(PYTHON_VERSIONS)" >&2; exit 1 ;; \
+    *) echo "make install: PYTHON=$(PYTHON) does not run; name a Python $(PYTHON_VERSIONS) (a command or a path)" >&2; exit 1 ;; \
+  esac; \
+else \
+  for v in $(PYTHON_VERSIONS); do \
+    out="$$(probe python$$v $$v 2>/dev/null || pyenv_probe python$$v $$v 2>/dev/null)" && { echo "$$out"; exit 0; }; \
+  done; \
+  echo "make install: no Python $(PYTHON_VERSIONS) found (tried python$(subst $() , python,$(PYTHON_VERSIONS))); install one, or name it: make install PYTHON=/path/to/python3" >&2; \
+  exit 1; \
+fi
+endef
+
+# Without PYTHON, the recorded choice stands while it still runs: no surprise rebuilds.
+$(CHOICE): FORCE
+	@if [ -z '$(PYTHON)' ] && [ -f $@ ] && read -r py ver <$@ && \
+	  [ "$$("$$py" -c 'import platform; print(platform.python_version())' 2>/dev/null)" = "$$ver" ]; then exit 0; fi; \
+	mkdir -p $(@D); choice="$$($(find_python))" || exit 1; \
+	if [ "$$choice" != "$$(cat $@ 2>/dev/null)" ]; then \
+	  echo "make install: chose Python $${choice##* } ($${choice% *})$(if $(PYTHON),,$(comma) the newest of $(PYTHON_VERSIONS) found; another: make install PYTHON=python3.12)"; \
+	  echo "$$choice" >$@; fi
+
+$(UV): uv.lock | $(CHOICE)
+	@read -r py ver <$(CHOICE); \
+	want="$$("$$py" -c 'import sys, tomllib; p = [p for p in tomllib.load(open("uv.lock", "rb"))["package"] if p["name"] == "uv"][0]; print("uv==" + p["version"], *("--hash=" + w["hash"] for w in p["wheels"]))')" || exit 1; \
+	if [ -x $@ ] && [ "uv==$$($@ --version | cut -d' ' -f2)" = "$${want%% *}" ]; then touch $@; exit 0; fi; \
+	echo "make install: installing $${want%% *}, the installer, into $(UV_HOME) (once)"; \
+	rm -rf $(UV_HOME); \
+	if "$$py" -m pip --python "$$py" --version >/dev/null 2>&1; then \
+	  "$$py" -m venv --without-pip $(UV_HOME) && pip="$$py -m pip --python $(UV_HOME)/bin/python"; \
+	else "$$py" -m venv $(UV_HOME) && pip="$(UV_HOME)/bin/python -m pip"; fi || exit 1; \
+	echo "$$want" >$(UV_HOME)/requirements.txt && \
+	$$pip install --quiet --disable-pip-version-check --require-hashes --only-binary :all: -r $(UV_HOME)/requirements.txt && \
+	touch $@
+
+# A new interpreter (or none recorded yet) starts .venv afresh.
+$(STAMP): pyproject.toml uv.lock $(CHOICE) $(UV)
+	@read -r py ver <$(CHOICE); \
+	echo "make install: Python $$ver ($$py) -> $(VENV), the versions in uv.lock (cold, downloading about 90 MB: about 20 s; from uv's cache: seconds)"; \
+	start=$$(date +%s); \
+	$(if $(filter $(CHOICE),$?),rm -rf $(VENV);) \
+	$(UV) sync --locked --extra dev --python "$$py" || \
+	  { echo "make install: failed; after a change to the dependencies in pyproject.toml, run make lock" >&2; exit 1; }; \
+	touch $(STAMP) && \
+	echo "make install: done in $$(( $$(date +%s) - start ))s (Python $$ver)"
+
+# After a change to the dependencies in pyproject.toml: resolve them again, for 3.11-3.13 at once.
+lock: $(UV)
+	@read -r py ver <$(CHOICE); $(UV) lock --python "$$py"
 
 plan: install
 	$(BIN)/aksray plan --stack dev
@@ -48,11 +124,12 @@ e2e: engine
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU), in their own virtualenv: installing it
 # takes about 8 minutes and 7 GB once (torch and friends); the tests take about 30 seconds.
+PAYLOAD_PYTHON ?= $(or $(PYTHON),python3.11)
 PAYLOAD_VENV := .venv-payloads
 PAYLOAD_STAMP := $(PAYLOAD_VENV)/.installed
 
 $(PAYLOAD_STAMP): workloads/requirements-test.txt
-	test -x $(PAYLOAD_VENV)/bin/python || $(PYTHON) -m venv $(PAYLOAD_VENV)
+	test -x $(PAYLOAD_VENV)/bin/python || $(PAYLOAD_PYTHON) -m venv $(PAYLOAD_VENV)
 	$(PAYLOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r workloads/requirements-test.txt
 	touch $(PAYLOAD_STAMP)
 
@@ -60,4 +137,4 @@ test-payloads: $(PAYLOAD_STAMP)
 	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload tests/test_payloads_heavy.py
 
 clean:
-	rm -rf $(VENV) $(PAYLOAD_VENV) .pytest_cache .mypy_cache .ruff_cache out
+	rm -rf $(VENV) $(PAYLOAD_VENV) $(CHOICE) $(UV_HOME) .pytest_cache .mypy_cache .ruff_cache out

@@ -1,0 +1,306 @@
+"""Packaging: the lock pins everything for every supported Python, and `make install` picks the
+interpreter as documented (newest present, or the one named; sticky; a new one rebuilds .venv).
+
+The Makefile tests run a copy of the Makefile in a temporary folder, with a PATH of stand-ins and a
+stand-in `uv` that only records its arguments: no network, no real install.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.specifiers import SpecifierSet
+from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms
+from packaging.utils import canonicalize_name, parse_wheel_filename
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+LOCK = tomllib.loads((ROOT / "uv.lock").read_text(encoding="utf-8"))
+PROJECT = canonicalize_name(PYPROJECT["project"]["name"])
+PACKAGES: list[dict[str, Any]] = LOCK["package"]
+LOCKED = [p for p in PACKAGES if canonicalize_name(p["name"]) != PROJECT]
+
+
+def makefile_python_versions() -> list[str]:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    match = re.search(r"^PYTHON_VERSIONS := (.+)$", text, re.MULTILINE)
+    assert match, "Makefile: no PYTHON_VERSIONS line"
+    return match.group(1).split()
+
+
+SUPPORTED = makefile_python_versions()
+
+
+def minors_allowed(spec: str) -> list[str]:
+    specifiers = SpecifierSet(spec)
+    return [f"3.{m}" for m in range(30) if specifiers.contains(f"3.{m}.0")]
+
+
+# --- the lock ------------------------------------------------------------------------------------
+
+
+def test_supported_versions_are_one_list_everywhere() -> None:
+    assert SUPPORTED == ["3.13", "3.12", "3.11"], "newest first: the order make install tries"
+    assert minors_allowed(PYPROJECT["project"]["requires-python"]) == sorted(SUPPORTED)
+    assert SpecifierSet(LOCK["requires-python"]) == SpecifierSet(
+        PYPROJECT["project"]["requires-python"]
+    ), "uv.lock was resolved for another Python range: run `make lock`"
+    oldest = min(SUPPORTED, key=lambda v: tuple(map(int, v.split("."))))
+    assert PYPROJECT["tool"]["ruff"]["target-version"] == "py" + oldest.replace(".", "")
+    assert PYPROJECT["tool"]["mypy"]["python_version"] == oldest
+
+
+def test_every_direct_dependency_is_an_exact_pin_and_the_lock_has_it() -> None:
+    direct = list(PYPROJECT["project"]["dependencies"])
+    for extra in PYPROJECT["project"]["optional-dependencies"].values():
+        direct += extra
+    for group in PYPROJECT["dependency-groups"].values():
+        direct += group
+    versions = {canonicalize_name(p["name"]): p["version"] for p in LOCKED}
+    for line in direct:
+        req = Requirement(line)
+        (spec,) = req.specifier
+        assert spec.operator == "==", f"{line}: pin it exactly"
+        assert versions.get(canonicalize_name(req.name)) == spec.version, (
+            f"{line}: uv.lock has {versions.get(canonicalize_name(req.name))}; run `make lock`"
+        )
+
+
+def test_the_lock_is_for_this_pyproject() -> None:
+    (project,) = [p for p in PACKAGES if canonicalize_name(p["name"]) == PROJECT]
+    locked = {
+        (canonicalize_name(d["name"]), d.get("specifier", ""), d.get("marker", ""))
+        for d in project["metadata"]["requires-dist"]
+    }
+    wanted = {
+        (canonicalize_name(r.name), str(r.specifier), "")
+        for r in map(Requirement, PYPROJECT["project"]["dependencies"])
+    }
+    for extra, lines in PYPROJECT["project"]["optional-dependencies"].items():
+        wanted |= {
+            (canonicalize_name(r.name), str(r.specifier), f"extra == '{extra}'")
+            for r in map(Requirement, lines)
+        }
+    assert locked == wanted, "uv.lock is stale: run `make lock`"
+    groups = {
+        group: sorted((canonicalize_name(d["name"]), d["specifier"]) for d in deps)
+        for group, deps in project["metadata"].get("requires-dev", {}).items()
+    }
+    assert groups == {
+        group: sorted(
+            (canonicalize_name(r.name), str(r.specifier)) for r in map(Requirement, lines)
+        )
+        for group, lines in PYPROJECT["dependency-groups"].items()
+    }, "uv.lock is stale: run `make lock`"
+
+
+def test_make_install_installs_uv_at_the_locked_version() -> None:
+    (uv,) = [p for p in LOCKED if p["name"] == "uv"]
+    assert PYPROJECT["dependency-groups"]["installer"] == [f"uv=={uv['version']}"]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert '["package"] if p["name"] == "uv"' in makefile, "the installer comes from uv.lock"
+    assert "--require-hashes" in makefile
+
+
+def test_the_lock_pins_every_transitive_dependency_once_with_hashes() -> None:
+    names = [canonicalize_name(p["name"]) for p in LOCKED]
+    assert len(names) == len(set(names)), "one version per package for every supported Python"
+    assert len(LOCKED) > 40
+    for package in LOCKED:
+        name = package["name"]
+        assert re.fullmatch(r"[0-9]+(\.[0-9]+)*((a|b|rc|\.post)[0-9]+)?", package["version"]), name
+        assert package["source"] == {"registry": "https://pypi.org/simple"}, name
+        assert package.get("wheels"), f"{name}: no wheel, it would be built on install"
+        for dist in [*package["wheels"], *([package["sdist"]] if "sdist" in package else [])]:
+            assert re.fullmatch(r"sha256:[0-9a-f]{64}", dist["hash"]), f"{name}: {dist['url']}"
+    known = {canonicalize_name(p["name"]) for p in PACKAGES}
+    for package in PACKAGES:
+        deps = list(package.get("dependencies", []))
+        for extra_deps in package.get("optional-dependencies", {}).values():
+            deps += extra_deps
+        for dep in deps:
+            assert canonicalize_name(dep["name"]) in known, f"{package['name']} -> {dep['name']}"
+
+
+def _manylinux_x86_64() -> list[str]:
+    return [f"manylinux_2_{m}_x86_64" for m in range(39, 4, -1)] + [
+        "manylinux2014_x86_64",
+        "manylinux2010_x86_64",
+        "manylinux1_x86_64",
+    ]
+
+
+PLATFORMS = {
+    "Linux x86_64": _manylinux_x86_64(),
+    "macOS arm64": list(mac_platforms((14, 0), "arm64")),
+    "Windows x64": ["win_amd64"],
+}
+
+
+@pytest.mark.parametrize("version", sorted(SUPPORTED))
+@pytest.mark.parametrize("platform", sorted(PLATFORMS))
+def test_every_locked_package_installs_from_a_wheel(version: str, platform: str) -> None:
+    py = tuple(int(part) for part in version.split("."))
+    tags: set[Tag] = set(cpython_tags(py, platforms=PLATFORMS[platform]))
+    tags |= set(compatible_tags(py, platforms=PLATFORMS[platform]))
+    missing = []
+    for package in LOCKED:
+        wheel_tags: set[Tag] = set()
+        for wheel in package["wheels"]:
+            wheel_tags |= parse_wheel_filename(wheel["url"].rsplit("/", 1)[1])[3]
+        if not wheel_tags & tags:
+            missing.append(f"{package['name']}=={package['version']}")
+    assert not missing, f"no wheel for Python {version} on {platform}: {missing}"
+
+
+def test_pulumi_finds_the_provider_plugins_in_the_venv() -> None:
+    """Pulumi's language host (toolchain: pip, and the one `make e2e` builds) runs `python -m pip
+    list -v --format json` in the venv and reads each package's pulumi-plugin.json."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "pip", "list", "-v", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    packages, _ = json.JSONDecoder().raw_decode(listed)
+    locked: dict[str, str] = {canonicalize_name(p["name"]): p["version"] for p in LOCKED}
+    plugins = {}
+    for package in packages:
+        plugin = (
+            Path(package["location"]) / package["name"].replace("-", "_") / "pulumi-plugin.json"
+        )
+        if plugin.exists():
+            meta = json.loads(plugin.read_text(encoding="utf-8"))
+            if meta.get("resource"):
+                plugins[meta["name"]] = meta["version"]
+    assert plugins == {
+        "azure-native": locked["pulumi-azure-native"],
+        "kubernetes": locked["pulumi-kubernetes"],
+        "random": locked["pulumi-random"],
+    }
+
+
+def test_ci_runs_the_suite_on_the_oldest_and_the_newest() -> None:
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    for version in (SUPPORTED[-1], SUPPORTED[0]):
+        assert re.search(rf"\bpython{re.escape(version)}\b", text), version
+
+
+# --- make install's choice of interpreter --------------------------------------------------------
+
+TOOLS = (
+    "sh", "make", "cat", "cut", "date", "grep", "mkdir", "rm", "sed", "sort", "tail", "touch", "tr",
+)  # fmt: skip
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Path:
+    """A copy of the Makefile, a PATH of stand-ins (no pyenv), and a stand-in uv."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    shutil.copy(ROOT / "Makefile", tmp_path / "Makefile")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "uv.lock").write_text("")
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    for tool in TOOLS:
+        found = shutil.which(tool)
+        assert found, tool
+        (tools / tool).symlink_to(found)
+    real = os.path.realpath(sys.executable)
+    for name in ("python3.90", "python3.0", "python3.1"):
+        (tools / name).symlink_to(real)  # each reports the running interpreter's version
+    (tools / "python3.99").write_text("#!/bin/sh\nexit 127\n")  # present but does not run
+    (tools / "python3.99").chmod(0o755)
+    time.sleep(0.01)
+    uv = tmp_path / "uv-stand-in"
+    # Newer than uv.lock, so make does not try to install it.
+    uv.write_text(f'#!/bin/sh\necho "$@" >>{tmp_path / "uv-calls"}\nmkdir -p .venv\n')
+    uv.chmod(0o755)
+    return tmp_path
+
+
+RUNNING = "{}.{}".format(*sys.version_info[:2])
+RUNNING_FULL = "{}.{}.{}".format(*sys.version_info[:3])
+
+
+def make(sandbox: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": str(sandbox / "tools"), "HOME": str(sandbox)}
+    return subprocess.run(
+        ["make", "--no-print-directory", f"UV={sandbox / 'uv-stand-in'}", *args],
+        cwd=sandbox,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+
+def uv_calls(sandbox: Path) -> list[str]:
+    log = sandbox / "uv-calls"
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_make_install_takes_the_newest_that_runs_and_says_so(sandbox: Path) -> None:
+    # Tried newest first: 3.99 does not run, 3.90 runs but is another version, then ours.
+    versions = f"PYTHON_VERSIONS=3.99 3.90 {RUNNING} 3.0"
+    fake = sandbox / "tools" / f"python{RUNNING}"
+    fake.symlink_to(os.path.realpath(sys.executable))
+    done = make(sandbox, versions, "install")
+    assert done.returncode == 0, done.stderr
+    assert f"chose Python {RUNNING_FULL} ({fake}), the newest of" in done.stdout
+    assert f"make install: Python {RUNNING_FULL} ({fake})" in done.stdout
+    assert uv_calls(sandbox) == [f"sync --locked --extra dev --python {fake}"]
+    assert (sandbox / ".venv" / ".installed").exists()
+    assert (sandbox / ".cache" / "python").read_text() == f"{fake} {RUNNING_FULL}\n"
+
+
+def test_make_install_is_idempotent_sticky_and_rebuilds_for_another_python(sandbox: Path) -> None:
+    versions = f"PYTHON_VERSIONS={RUNNING}"
+    first, second = sandbox / "tools" / "python3.0", sandbox / "tools" / "python3.1"
+    assert make(sandbox, versions, f"PYTHON={first}", "install").returncode == 0
+    (sandbox / ".venv" / "kept").write_text("")
+    again = make(sandbox, versions, "install")  # no PYTHON: the recorded choice stands
+    assert again.returncode == 0, again.stderr
+    assert "make install" not in again.stdout
+    assert len(uv_calls(sandbox)) == 1
+
+    other = make(sandbox, versions, f"PYTHON={second}", "install")
+    assert other.returncode == 0, other.stderr
+    assert uv_calls(sandbox)[-1] == f"sync --locked --extra dev --python {second}"
+    assert not (sandbox / ".venv" / "kept").exists(), "a new interpreter starts .venv afresh"
+
+    (sandbox / ".venv" / "kept").write_text("")
+    time.sleep(0.01)
+    (sandbox / "pyproject.toml").write_text("# changed\n")
+    changed = make(sandbox, versions, "install")
+    assert changed.returncode == 0, changed.stderr
+    assert uv_calls(sandbox)[-1] == f"sync --locked --extra dev --python {second}"
+    assert len(uv_calls(sandbox)) == 3
+    assert (sandbox / ".venv" / "kept").exists(), "same interpreter: uv syncs the .venv in place"
+
+
+def test_make_install_refuses_an_unsupported_or_missing_python(sandbox: Path) -> None:
+    named = make(sandbox, "PYTHON_VERSIONS=3.99", "PYTHON=python3.0", "install")
+    assert named.returncode != 0
+    assert f"PYTHON=python3.0 is Python {RUNNING_FULL}; supported: 3.99" in named.stderr
+    gone = make(sandbox, f"PYTHON_VERSIONS={RUNNING}", "PYTHON=python-missing", "install")
+    assert gone.returncode != 0
+    assert "PYTHON=python-missing does not run" in gone.stderr
+    none = make(sandbox, "PYTHON_VERSIONS=3.99 3.98", "install")
+    assert none.returncode != 0
+    assert "no Python 3.99 3.98 found (tried python3.99 python3.98)" in none.stderr
+    assert uv_calls(sandbox) == []
