@@ -2,6 +2,7 @@
 
   aksray plan   (--stack NAME | --config FILE) [--json]
   aksray render (--stack NAME | --config FILE) --out DIR
+  aksray rehearse (--stack NAME | --config FILE) [--scenario NAME] [--kubeconfig FILE] [--json]
 
 Exit 0 when everything checks out; 1 on a configuration problem or a failed check, each printed
 as one line `error: <config path>: <problem and fix>`; never a Python traceback.
@@ -74,6 +75,9 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="output directory (created if missing)",
     )
+    from aksray.rehearse.command import add_parser as add_rehearse
+
+    add_rehearse(commands, add_source)
     return parser
 
 
@@ -139,6 +143,10 @@ def _run(args: argparse.Namespace) -> int:
     from aksray.runner import run_program
 
     config_file, stack = _config_file(args)
+    if args.command == "rehearse":
+        from aksray.rehearse.command import run as rehearse
+
+        return rehearse(args, config_file, stack)
     result = run_program(config_file, stack=stack)
     if result.problems:
         _print_errors([str(problem) for problem in result.problems], sys.stderr)

@@ -1,0 +1,76 @@
+"""Start a whole rig and hand back a running ControlPlane (or stop what started and fail)."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from aksray.rehearse.controlplane import (
+    ControlPlane,
+    Timer,
+    apply_crds,
+    credentials,
+    kuberay_private_etc,
+    start_apiserver,
+    start_controllers,
+    start_etcd,
+    write_kubeconfig,
+)
+from aksray.rehearse.kube import Kube
+from aksray.rehearse.operators import start_kuberay, start_kueue
+from aksray.rehearse.pki import make_pki
+from aksray.rehearse.processes import RigError, Supervisor
+from aksray.rehearse.toolchain import RigToolchain
+
+
+def reference_dir() -> Path:
+    """The upstream CRDs the platform ships (KubeRay v1.7.0, KAI v0.17.0)."""
+    configured = os.environ.get("AKSRAY_REFERENCE")
+    base = Path(configured) if configured else Path(__file__).resolve().parents[3] / "shared" / "reference"
+    return base
+
+
+def shipped_crds() -> list[Path]:
+    """KubeRay's and KAI's CRDs at the versions the platform ships (the rig's operator is older:
+    it reads its own fields and ignores the newer ones)."""
+    base = reference_dir() / "crds"
+    files = sorted((base / "kuberay").glob("*.yaml")) + sorted((base / "kai").glob("*.yaml"))
+    if not files:
+        raise RigError(
+            f"no KubeRay/KAI CRDs under {base}: set AKSRAY_REFERENCE to the folder of the "
+            "pinned upstream reference files"
+        )
+    return files
+
+
+def start_rig(tools: RigToolchain, run_dir: Path) -> ControlPlane:
+    """etcd, apiserver, CRDs, controller manager, scheduler, kwok, Kueue, KubeRay."""
+    supervisor = Supervisor(run_dir / "logs")
+    timings: dict[str, float] = {}
+    timer = Timer(timings)
+    t0 = time.monotonic()
+    try:
+        with timer.step("pki"):
+            pki = make_pki(run_dir / "pki")
+        with timer.step("etcd"):
+            etcd = start_etcd(supervisor, tools, run_dir)
+        with timer.step("kube-apiserver"):
+            server = start_apiserver(supervisor, tools, pki, etcd)
+        kubeconfig = run_dir / "kubeconfig"
+        write_kubeconfig(kubeconfig, server, pki)
+        kube = Kube(credentials(server, pki))
+        with timer.step("crds"):
+            apply_crds(kube, supervisor, sorted(tools.kueue_crds.glob("*.yaml")) + shipped_crds())
+        with timer.step("controllers"):
+            start_controllers(supervisor, tools, pki, kubeconfig)
+        with timer.step("kueue"):
+            start_kueue(supervisor, tools, pki, kubeconfig, kube, run_dir)
+        etc = kuberay_private_etc(run_dir)
+        with timer.step("kuberay"):
+            start_kuberay(supervisor, tools, kubeconfig, etc)
+    except BaseException:
+        supervisor.stop_all()
+        raise
+    timings["total"] = round(time.monotonic() - t0, 2)
+    return ControlPlane(tools, run_dir, supervisor, pki, kubeconfig, kube, etc, timings)

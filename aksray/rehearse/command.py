@@ -1,0 +1,79 @@
+"""The `aksray rehearse` subcommand: arguments, exit codes, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from aksray.rehearse.processes import RigError
+from aksray.rehearse.scenarios import SCENARIOS
+from aksray.rehearse.toolchain import ToolchainMissing
+
+EXIT_OK = 0
+EXIT_BROKEN = 1
+EXIT_USAGE = 2
+EXIT_INTERNAL = 3
+ALL = "all"
+
+
+def add_parser(commands: Any, add_source: Callable[[argparse.ArgumentParser], None]) -> None:
+    rehearse = commands.add_parser(
+        "rehearse",
+        help="play the stack's queues and workloads on real Kueue and KubeRay controllers",
+        description="Start a real control plane, Kueue, the KubeRay operator and kwok nodes "
+        "shaped like the stack's pools (or use --kubeconfig), apply the stack through the real "
+        "Pulumi engine, play a scenario, print the timeline and one verdict per invariant, then "
+        "destroy. Exit 0 when every invariant held, 1 when one did not, 2 on usage errors "
+        "(a rig or engine that is not built), 3 on internal errors.",
+    )
+    add_source(rehearse)
+    rehearse.add_argument(
+        "--scenario",
+        default="submit-all",
+        choices=[*SCENARIOS, ALL],
+        help="what to play (default: submit-all; `all` plays every scenario on one rig)",
+    )
+    rehearse.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="FILE",
+        help="use a cluster that already runs Kueue, KubeRay and kwok instead of starting a rig",
+    )
+    rehearse.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
+    from aksray.rehearse.report import json_document, text_lines
+    from aksray.rehearse.run import ConfigInvalid, rehearse
+
+    signal.signal(signal.SIGTERM, _interrupt)  # stop the rig's processes on a plain kill too
+    scenarios = list(SCENARIOS) if args.scenario == ALL else [args.scenario]
+    name = stack or config_file.stem.removeprefix("Pulumi.")
+    try:
+        results = rehearse(config_file, name, scenarios, args.kubeconfig)
+    except ConfigInvalid as invalid:
+        for line in invalid.lines:
+            print(line, file=sys.stderr)
+        return EXIT_BROKEN
+    except ToolchainMissing as missing:
+        print(f"error: {missing}", file=sys.stderr)
+        return EXIT_USAGE
+    except RigError as broken:
+        print(f"error: the rig failed: {broken}", file=sys.stderr)
+        return EXIT_INTERNAL
+    if args.json:
+        print(json.dumps(json_document(results), indent=2))
+    else:
+        for line in text_lines(results):
+            print(line)
+    return EXIT_OK if all(r.held for r in results) else EXIT_BROKEN

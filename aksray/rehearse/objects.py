@@ -1,0 +1,137 @@
+"""Reading what the controllers wrote: Kueue Workloads, Ray objects, pods and nodes.
+
+Pure functions over the plain dicts the API returns, so the timeline and the invariants can be
+tested on recorded objects without a rig.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from manifests.pools import POOL_LABEL_KEY
+from manifests.quantity import parse_cpu_millis, parse_memory_bytes
+from manifests.ray import WORKLOAD_LABEL
+
+RAY_OWNER_KINDS: Final = ("RayJob", "RayService")
+GPU: Final = "nvidia.com/gpu"
+
+
+def conditions(obj: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["type"]: c for c in (obj.get("status") or {}).get("conditions") or []}
+
+
+def condition_true(obj: Mapping[str, Any], kind: str) -> bool:
+    return conditions(obj).get(kind, {}).get("status") == "True"
+
+
+def owner(obj: Mapping[str, Any], kinds: Iterable[str] = RAY_OWNER_KINDS) -> tuple[str, str] | None:
+    for ref in obj.get("metadata", {}).get("ownerReferences") or []:
+        if ref.get("kind") in kinds:
+            return ref["kind"], ref["name"]
+    return None
+
+
+def amount(resource: str, value: object) -> int:
+    """cpu -> millicores, memory -> bytes, anything else -> whole units."""
+    if resource == "cpu":
+        return parse_cpu_millis(value)
+    if resource == "memory":
+        return parse_memory_bytes(value)
+    return int(str(value))
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What Kueue reserved for one Workload: ClusterQueue, flavor per pod set, usage."""
+
+    cluster_queue: str
+    flavors: dict[str, str]  # pod set -> flavor
+    usage: dict[tuple[str, str], int]  # (flavor, resource) -> amount
+
+
+def admission(workload: Mapping[str, Any]) -> Admission | None:
+    adm = (workload.get("status") or {}).get("admission")
+    if not adm:
+        return None
+    flavors: dict[str, str] = {}
+    usage: dict[tuple[str, str], int] = {}
+    for assignment in adm.get("podSetAssignments") or []:
+        by_resource = assignment.get("flavors") or {}
+        if by_resource:
+            flavors[assignment["name"]] = sorted(set(by_resource.values()))[0]
+        for resource, quantity in (assignment.get("resourceUsage") or {}).items():
+            flavor = by_resource.get(resource)
+            if flavor is not None:
+                key = (flavor, resource)
+                usage[key] = usage.get(key, 0) + amount(resource, quantity)
+    return Admission(adm.get("clusterQueue", ""), flavors, usage)
+
+
+def is_admitted(workload: Mapping[str, Any]) -> bool:
+    return condition_true(workload, "Admitted") and not condition_true(workload, "Finished")
+
+
+def pod_set_of(pod: Mapping[str, Any]) -> str:
+    """The Kueue pod set a Ray pod belongs to: `head`, or its worker group's name."""
+    labels = pod["metadata"].get("labels") or {}
+    if labels.get("ray.io/node-type") == "head":
+        return "head"
+    return str(labels.get("ray.io/group", ""))
+
+
+def pod_gpus(pod: Mapping[str, Any]) -> int:
+    total = 0
+    for container in pod.get("spec", {}).get("containers") or []:
+        requests = (container.get("resources") or {}).get("requests") or {}
+        limits = (container.get("resources") or {}).get("limits") or {}
+        total += int(str(requests.get(GPU, limits.get(GPU, 0))))
+    return total
+
+
+def is_terminating(obj: Mapping[str, Any]) -> bool:
+    return bool(obj["metadata"].get("deletionTimestamp"))
+
+
+def node_pool(node: Mapping[str, Any]) -> str:
+    return str((node["metadata"].get("labels") or {}).get(POOL_LABEL_KEY, ""))
+
+
+def flavor_pools(flavors: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """ResourceFlavor name -> the pool its node labels select (one lookup for every reader)."""
+    return {
+        f["metadata"]["name"]: str((f.get("spec", {}).get("nodeLabels") or {}).get(POOL_LABEL_KEY, ""))
+        for f in flavors
+    }
+
+
+def workload_label(obj: Mapping[str, Any]) -> str:
+    return str((obj["metadata"].get("labels") or {}).get(WORKLOAD_LABEL, obj["metadata"]["name"]))
+
+
+@dataclass(frozen=True)
+class QuotaLimit:
+    """A ClusterQueue's nominal quota and borrowing limit per (flavor, resource)."""
+
+    cohort: str
+    nominal: dict[tuple[str, str], int]
+    borrowing: dict[tuple[str, str], int | None]
+    lending: dict[tuple[str, str], int | None]
+
+
+def quota_limits(cluster_queue: Mapping[str, Any]) -> QuotaLimit:
+    spec = cluster_queue.get("spec", {})
+    nominal: dict[tuple[str, str], int] = {}
+    borrowing: dict[tuple[str, str], int | None] = {}
+    lending: dict[tuple[str, str], int | None] = {}
+    for group in spec.get("resourceGroups") or []:
+        for flavor in group.get("flavors") or []:
+            for res in flavor.get("resources") or []:
+                key = (flavor["name"], res["name"])
+                nominal[key] = amount(res["name"], res.get("nominalQuota", 0))
+                borrow = res.get("borrowingLimit")
+                lend = res.get("lendingLimit")
+                borrowing[key] = None if borrow is None else amount(res["name"], borrow)
+                lending[key] = None if lend is None else amount(res["name"], lend)
+    return QuotaLimit(spec.get("cohortName", ""), nominal, borrowing, lending)

@@ -1,0 +1,143 @@
+"""Kueue and the KubeRay operator as host processes, configured as the stack configures them.
+
+Kueue runs with the platform's own Configuration (`manifests.helm_values.kueue_manager_config`,
+what the chart gets on AKS), with only what a host process needs changed: loopback addresses,
+no leader election, certificates from the rig's CA instead of Kueue's internal issuer (which
+names a Service the rig has no proxy for). Its webhooks are registered with a loopback URL, and
+only for the kinds it manages, so a Kueue restart never blocks unrelated pods.
+
+The KubeRay operator runs without a batch scheduler: KAI cannot be built here, so a real
+kube-scheduler binds the Ray pods (no gang semantics). It builds head Service names under
+CLUSTER_DOMAIN; its private hosts file maps each to the stand-in dashboard.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import re
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from aksray.rehearse.controlplane import (
+    CLUSTER_DOMAIN,
+    free_port,
+    https_ok,
+    kueue_private_etc,
+)
+from aksray.rehearse.kube import Kube
+from aksray.rehearse.pki import Pki
+from aksray.rehearse.processes import Supervisor
+from aksray.rehearse.toolchain import RigToolchain
+from manifests.helm_values import kueue_manager_config
+
+KUEUE_NAMESPACE: Final = "kueue-system"
+MUTATING_NAME: Final = "kueue-mutating-webhook-configuration"
+VALIDATING_NAME: Final = "kueue-validating-webhook-configuration"
+# Kueue's own kinds: their webhooks are always needed.
+KUEUE_CORE_PATH: Final = re.compile(r"-kueue-x-k8s-io-v1beta2-(clusterqueue|cohort|resourceflavor|workload)$")
+
+
+def rig_kueue_config(cert_dir: Path, webhook_port: int, health_port: int) -> dict[str, Any]:
+    config = copy.deepcopy(kueue_manager_config(metrics=False))
+    config.update(
+        {
+            "namespace": KUEUE_NAMESPACE,
+            "health": {"healthProbeBindAddress": f"127.0.0.1:{health_port}"},
+            "metrics": {"bindAddress": "0"},
+            "webhook": {"port": webhook_port, "host": "127.0.0.1", "certDir": str(cert_dir)},
+            "leaderElection": {"leaderElect": False},
+            "internalCertManagement": {"enable": False},
+        }
+    )
+    # The visibility API server reads certificates from fixed paths and is not rehearsed.
+    gates = dict(config.get("featureGates") or {})
+    gates["VisibilityOnDemand"] = False
+    config["featureGates"] = gates
+    return config
+
+
+def framework_path_pattern(framework: str) -> re.Pattern[str]:
+    """`ray.io/rayjob` -> the webhook paths of that kind (`/mutate-ray-io-v1-rayjob`)."""
+    group, _, kind = framework.partition("/")
+    group_part = group.replace(".", "-") if group else ""
+    return re.compile(rf"-{re.escape(group_part)}-v[0-9a-z]+-{re.escape(kind)}$")
+
+
+def rig_webhooks(manifest: Path, frameworks: list[str], url: str, ca: bytes) -> list[dict[str, Any]]:
+    """Kueue's webhook configurations for the enabled kinds, pointed at a loopback URL."""
+    patterns = [KUEUE_CORE_PATH, *(framework_path_pattern(f) for f in frameworks)]
+    out = []
+    for doc in yaml.safe_load_all(manifest.read_text(encoding="utf-8")):
+        if not doc:
+            continue
+        kept = []
+        for hook in doc.get("webhooks", []):
+            path = hook["clientConfig"]["service"]["path"]
+            if not any(p.search(path) for p in patterns):
+                continue
+            hook = copy.deepcopy(hook)
+            hook["clientConfig"] = {"url": url + path, "caBundle": base64.b64encode(ca).decode()}
+            hook["timeoutSeconds"] = 30  # two busy cores: the default 10 s is tight
+            kept.append(hook)
+        name = MUTATING_NAME if doc["kind"] == "MutatingWebhookConfiguration" else VALIDATING_NAME
+        out.append({**doc, "metadata": {"name": name}, "webhooks": kept})
+    return out
+
+
+def start_kueue(
+    sup: Supervisor, tools: RigToolchain, pki: Pki, kubeconfig: Path, kube: Kube, run_dir: Path
+) -> dict[str, Any]:
+    """Start Kueue, register its webhooks, prove them with a dry run; return its Configuration."""
+    cert_dir = run_dir / "kueue-certs"
+    cert_dir.mkdir(parents=True, exist_ok=True)
+    (cert_dir / "tls.crt").write_bytes(pki.cert.read_bytes())
+    (cert_dir / "tls.key").write_bytes(pki.key.read_bytes())
+    webhook_port, health_port = free_port(), free_port()
+    config = rig_kueue_config(cert_dir, webhook_port, health_port)
+    config_file = run_dir / "kueue.yaml"
+    config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    if kube.get_or_none(f"/api/v1/namespaces/{KUEUE_NAMESPACE}") is None:
+        kube.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": KUEUE_NAMESPACE}})
+    sup.start(
+        "kueue",
+        [str(tools.binary("kueue")), f"--config={config_file}", "--zap-log-level=info"],
+        {"KUBECONFIG": str(kubeconfig)},
+        etc=kueue_private_etc(run_dir, pki),
+    )
+    sup.wait_for("kueue /readyz", lambda: https_ok_plain(f"http://127.0.0.1:{health_port}/readyz"), 90)
+    frameworks = list(config["integrations"]["frameworks"])
+    url = f"https://127.0.0.1:{webhook_port}"
+    for hook_config in rig_webhooks(tools.kueue_webhooks, frameworks, url, pki.ca_cert.read_bytes()):
+        kube.apply(hook_config, force=True)
+    return config
+
+
+def https_ok_plain(url: str) -> bool:
+    import urllib.request
+
+    with urllib.request.urlopen(url, timeout=3) as response:  # noqa: S310 - loopback probe
+        return bool(response.status == 200)
+
+
+def start_kuberay(sup: Supervisor, tools: RigToolchain, kubeconfig: Path, etc: Path) -> None:
+    metrics_port, probe_port = free_port(), free_port()
+    sup.start(
+        "kuberay-operator",
+        [
+            str(tools.binary("ray-operator")),
+            "--enable-leader-election=false",
+            f"--metrics-addr=127.0.0.1:{metrics_port}",
+            f"--health-probe-bind-address=127.0.0.1:{probe_port}",
+            "--reconcile-concurrency=4",
+            "--log-stdout-encoder=console",
+        ],
+        {"KUBECONFIG": str(kubeconfig), "CLUSTER_DOMAIN": CLUSTER_DOMAIN},
+        etc=etc,
+    )
+    sup.wait_for("kuberay-operator /readyz", lambda: https_ok_plain(f"http://127.0.0.1:{probe_port}/readyz"), 90)
+
+
+__all__ = ["https_ok", "rig_kueue_config", "rig_webhooks", "start_kuberay", "start_kueue"]

@@ -1,0 +1,64 @@
+"""One CA and one certificate for every rig component, as kwokctl does it.
+
+The admin certificate (O=system:masters) is the apiserver's serving certificate, every
+controller's client certificate, Kueue's webhook and metrics certificate, and its key signs
+service-account tokens. Made with the `openssl` command, so no crypto library is needed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+SERVING_NAMES: Final = (
+    "DNS:kubernetes",
+    "DNS:kubernetes.default",
+    "DNS:kubernetes.default.svc",
+    "DNS:kubernetes.default.svc.cluster.local",
+    "DNS:localhost",
+    "IP:127.0.0.1",
+    "IP:::1",
+)
+
+
+@dataclass(frozen=True)
+class Pki:
+    ca_cert: Path
+    ca_key: Path
+    cert: Path
+    key: Path
+
+
+def _openssl(*args: str, cwd: Path) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+
+
+def make_pki(directory: Path) -> Pki:
+    """Write ca.crt/ca.key and admin.crt/admin.key into `directory` (created)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    _openssl(
+        "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650",
+        "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=aksray-rehearse-ca",
+        cwd=directory,
+    )  # fmt: skip
+    extensions = directory / "admin.ext"
+    extensions.write_text(
+        "basicConstraints=CA:FALSE\n"
+        "keyUsage=critical,digitalSignature,keyEncipherment\n"
+        "extendedKeyUsage=serverAuth,clientAuth\n"
+        f"subjectAltName={','.join(SERVING_NAMES)}\n",
+        encoding="utf-8",
+    )
+    _openssl(
+        "req", "-newkey", "rsa:2048", "-nodes", "-keyout", "admin.key", "-out", "admin.csr",
+        "-subj", "/O=system:masters/CN=aksray-rehearse-admin",
+        cwd=directory,
+    )  # fmt: skip
+    _openssl(
+        "x509", "-req", "-in", "admin.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-days", "3650", "-out", "admin.crt", "-extfile", "admin.ext",
+        cwd=directory,
+    )  # fmt: skip
+    return Pki(directory / "ca.crt", directory / "ca.key", directory / "admin.crt", directory / "admin.key")

@@ -1,0 +1,322 @@
+"""The scenarios a rehearsal plays, each over the stack's own teams, quotas and pools.
+
+A scenario changes the stack the way a user would (`pulumi config set`, then `pulumi up`: jobs
+started by their `run` label, the endpoint enabled), or the cluster the way Azure would (GPU
+nodes arriving late, or never), waits on what the controllers do, and states what the stack
+says must happen. Where a stack cannot show a scenario (one team cannot borrow from another),
+the scenario says so and checks nothing it cannot.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final
+
+from aksray.rehearse import objects as o
+from aksray.rehearse.observe import Observer, Sample, Verdict
+from manifests.capacity import GPU_RESOURCE, effective_limit, effective_quota
+from manifests.pools import CPU_POOL_NAME
+from workloads.catalog import WORKLOADS
+
+if TYPE_CHECKING:
+    from components.settings import Settings, TeamSettings
+
+TRAINING: Final = "qwen-lora"
+ENDPOINT: Final = "llm-serve"
+SMALL_JOBS: Final = ("aurora-finetune", "vllm-batch")
+# How long a job "runs" on the stand-in dashboard.
+SHORT_RUN_S: Final = 8.0
+LONG_RUN_S: Final = 3600.0
+NODES_LATE_S: Final = 15.0
+
+
+class NotApplicable(Exception):
+    """The stack cannot show this scenario; the message says why."""
+
+
+@dataclass
+class Context:
+    """What a scenario may do: change the stack, the nodes and job run times, and observe."""
+
+    settings: Settings
+    observer: Observer
+    apply: Callable[[dict[str, dict[str, Any]], str], None]  # workloads section, step name
+    set_nodes: Callable[[str, int], None]  # pool, count
+    set_run_time: Callable[[str, float], None]  # workload, seconds
+    stack_workloads: dict[str, dict[str, Any]]
+    checks: list[Verdict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def expect(self, name: str, held: bool, detail: str) -> None:
+        self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))
+
+    def wait(self, what: str, predicate: Callable[[Sample], bool], timeout: float = 240) -> bool:
+        return self.observer.wait_until(what, predicate, timeout)
+
+
+# -- what a sample says about a workload -------------------------------------------------------
+def workloads_of(sample: Sample, name: str) -> list[dict[str, Any]]:
+    found = []
+    for wl in sample.workloads:
+        ref = o.owner(wl)
+        obj = sample.owners.get((wl["metadata"]["namespace"], *ref)) if ref else None
+        if obj is not None and o.workload_label(obj) == name:
+            found.append(wl)
+    return found
+
+
+def admitted(name: str) -> Callable[[Sample], bool]:
+    return lambda s: any(o.is_admitted(wl) for wl in workloads_of(s, name))
+
+
+def bound_pods(sample: Sample, name: str) -> list[dict[str, Any]]:
+    out = []
+    for pod in sample.pods:
+        if o.is_terminating(pod) or not pod.get("spec", {}).get("nodeName"):
+            continue
+        if (pod["metadata"].get("labels") or {}).get("aksray.io/workload") == name:
+            out.append(pod)
+    return out
+
+
+def running(name: str, pods: int) -> Callable[[Sample], bool]:
+    return lambda s: admitted(name)(s) and len(bound_pods(s, name)) >= pods
+
+
+def finished(name: str) -> Callable[[Sample], bool]:
+    return lambda s: any(o.condition_true(wl, "Finished") for wl in workloads_of(s, name))
+
+
+def ever_evicted(observer: Observer, name: str) -> list[str]:
+    return [e.detail for e in observer.events if e.workload == name and e.what == "evicted"]
+
+
+def pod_count(settings: Settings, name: str, workers: int | None = None) -> int:
+    spec = WORKLOADS[name]
+    groups = sum(g.replicas for g in spec.workers)
+    return 1 + (workers if workers is not None and "workers" in spec.options else groups)
+
+
+# -- the stack's numbers -----------------------------------------------------------------------
+def gpu_flavors(settings: Settings, team: TeamSettings) -> list[str]:
+    """The team's GPU flavors in Kueue's order (the pools' order), where it has GPU quota."""
+    return [
+        p.name
+        for p in settings.cluster.gpu_pools
+        if p.name in team.quota and effective_quota(team, p.name, settings).gpu > 0
+    ]
+
+
+def pool_gpus(settings: Settings, flavor: str) -> int:
+    pool = settings.cluster.gpu_pool(flavor)
+    return pool.gpus_per_node * pool.max_count
+
+
+def job(stack: dict[str, dict[str, Any]], name: str, **changes: Any) -> dict[str, Any]:
+    entry = dict(stack.get(name) or {})
+    entry.update(changes)
+    return entry
+
+
+def all_off(stack: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {name: job(stack, name, enabled=False) for name in WORKLOADS}
+
+
+# -- scenarios ---------------------------------------------------------------------------------
+def submit_all(ctx: Context) -> None:
+    """Every workload the stack enables, jobs started: each is admitted in turn and finishes."""
+    section = {}
+    enabled = []
+    for name in WORKLOADS:
+        entry = dict(ctx.stack_workloads.get(name) or {})
+        if entry.get("enabled", False) is True:
+            enabled.append(name)
+            if WORKLOADS[name].kind == "RayJob":
+                entry["run"] = "rehearse-1"
+                ctx.set_run_time(name, SHORT_RUN_S)
+        section[name] = entry
+    if not enabled:
+        raise NotApplicable("the stack enables no workload")
+    ctx.apply(section, "submit-all")
+    jobs = [n for n in enabled if WORKLOADS[n].kind == "RayJob"]
+    services = [n for n in enabled if WORKLOADS[n].kind == "RayService"]
+    done = ctx.wait(
+        "every job to finish and the endpoint to run",
+        lambda s: all(finished(n)(s) for n in jobs)
+        and all(running(n, pod_count(ctx.settings, n))(s) for n in services),
+        timeout=420,
+    )
+    sample = ctx.observer.last
+    for name in jobs:
+        ctx.expect(f"{name} finished", bool(sample and finished(name)(sample)), "not finished in time")
+    for name in services:
+        ctx.expect(f"{name} running", bool(sample and running(name, pod_count(ctx.settings, name))(sample)), "endpoint not running")
+    if not done:
+        ctx.notes.append("not every workload reached its end state in time")
+
+
+def inference_preempts_training(ctx: Context) -> None:
+    """A training gang holds the endpoint's team's GPUs; the endpoint arrives at `inference`."""
+    serve = ctx.stack_workloads.get(ENDPOINT) or {}
+    team_name = serve.get("team") or (ctx.stack_workloads.get(TRAINING) or {}).get("team")
+    if not team_name:
+        team_name = ctx.settings.scheduling.teams[0].name
+    team = ctx.settings.scheduling.team(team_name)
+    flavors = gpu_flavors(ctx.settings, team)
+    if not flavors:
+        raise NotApplicable(f"team {team_name} has no GPU quota")
+    flavor = flavors[0]
+    quota = effective_quota(team, flavor, ctx.settings).gpu
+    borrow = effective_limit(team, flavor, "borrowingLimit", ctx.settings)[GPU_RESOURCE]
+    workers = min(pool_gpus(ctx.settings, flavor), quota + (borrow or 0))
+    workers = min(workers, quota) if borrow is None else workers
+    section = all_off(ctx.stack_workloads)
+    section[TRAINING] = job(
+        ctx.stack_workloads, TRAINING, enabled=True, team=team_name, priority="train",
+        workers=workers, run="rehearse-1",
+    )  # fmt: skip
+    ctx.set_run_time(TRAINING, LONG_RUN_S)
+    ctx.apply(section, "training")
+    gang = pod_count(ctx.settings, TRAINING, workers)
+    if not ctx.wait(f"{TRAINING} to run ({workers} GPUs on {flavor})", running(TRAINING, gang)):
+        ctx.expect("training runs first", False, f"{TRAINING} never ran with {workers} workers")
+        return
+    section[ENDPOINT] = job(ctx.stack_workloads, ENDPOINT, enabled=True, team=team_name, priority="inference")
+    ctx.apply(section, "endpoint")
+    endpoint_pods = pod_count(ctx.settings, ENDPOINT)
+    got = ctx.wait(f"{ENDPOINT} to run", running(ENDPOINT, endpoint_pods))
+    ctx.expect("the endpoint gets its GPUs", got, f"{ENDPOINT} never ran")
+    evictions = ever_evicted(ctx.observer, TRAINING)
+    free_elsewhere = len(flavors) > 1 or (borrow is not None and workers < quota + borrow)
+    if evictions:
+        sample = ctx.observer.last
+        gone = sample is not None and not bound_pods(sample, TRAINING)
+        ctx.expect("training stopped as a whole by Kueue", gone, f"{TRAINING} pods still bound after eviction")
+        ctx.expect("training evicted for priority", any("Preempted" in e for e in evictions), "; ".join(evictions))
+        requeued = ctx.wait(f"{TRAINING} to wait in its queue again", lambda s: not admitted(TRAINING)(s), 60)
+        ctx.expect("training requeues", requeued, f"{TRAINING} still admitted")
+    elif free_elsewhere:
+        ctx.notes.append(
+            f"{ENDPOINT} found GPUs without preempting {TRAINING}: team {team_name} has quota "
+            "beyond what the training gang holds (another flavor or borrowing)"
+        )
+    else:
+        ctx.expect("training preempted", False, f"{ENDPOINT} ran but {TRAINING} was never evicted")
+    section[ENDPOINT] = job(ctx.stack_workloads, ENDPOINT, enabled=False)
+    ctx.set_run_time(TRAINING, SHORT_RUN_S)
+    ctx.apply(section, "endpoint-off")
+    if evictions:
+        back = ctx.wait(f"{TRAINING} to run again", running(TRAINING, gang), 240)
+        ctx.expect("training runs again once the endpoint is gone", back, f"{TRAINING} not re-admitted")
+
+
+def lending_pair(settings: Settings) -> tuple[TeamSettings, TeamSettings, str, int] | None:
+    """(borrower, owner, flavor, GPUs the borrower's gang takes) where the owner can lend all
+    of its quota, so any job of the owner's must reclaim."""
+    for dept in settings.scheduling.departments:
+        for owner in dept.teams:
+            for borrower in dept.teams:
+                if owner is borrower:
+                    continue
+                for flavor in gpu_flavors(settings, owner):
+                    lend = effective_limit(owner, flavor, "lendingLimit", settings)[GPU_RESOURCE]
+                    nominal = effective_quota(owner, flavor, settings).gpu
+                    if lend is not None and lend < nominal:
+                        continue
+                    mine = effective_quota(borrower, flavor, settings).gpu if flavor in borrower.quota else 0
+                    limit = effective_limit(borrower, flavor, "borrowingLimit", settings)[GPU_RESOURCE]
+                    take = nominal if limit is None else min(nominal, limit)
+                    gang = min(mine + take, pool_gpus(settings, flavor))
+                    if take > 0 and gang > mine:
+                        return borrower, owner, flavor, gang
+    return None
+
+
+def borrow_and_reclaim(ctx: Context) -> None:
+    """One team borrows an idle team's GPUs; the owner submits; Kueue reclaims its quota."""
+    pair = lending_pair(ctx.settings)
+    if pair is None:
+        raise NotApplicable("no two teams of one cohort where one can borrow all of the other's GPUs")
+    borrower, owner, flavor, gang = pair
+    section = all_off(ctx.stack_workloads)
+    section[TRAINING] = job(
+        ctx.stack_workloads, TRAINING, enabled=True, team=borrower.name, priority="train",
+        workers=gang, run="rehearse-1",
+    )  # fmt: skip
+    ctx.set_run_time(TRAINING, LONG_RUN_S)
+    ctx.apply(section, "borrow")
+    pods = pod_count(ctx.settings, TRAINING, gang)
+    borrowed = ctx.wait(f"{TRAINING} of {borrower.name} to run on {gang} GPUs of {flavor}", running(TRAINING, pods))
+    ctx.expect(f"{borrower.name} borrows {owner.name}'s idle GPUs", borrowed, f"{TRAINING} never ran")
+    if not borrowed:
+        return
+    small = SMALL_JOBS[0]
+    section[small] = job(ctx.stack_workloads, small, enabled=True, team=owner.name, priority="train", run="rehearse-1")
+    ctx.set_run_time(small, SHORT_RUN_S)
+    ctx.apply(section, "owner-submits")
+    got = ctx.wait(f"{small} of {owner.name} to run", running(small, pod_count(ctx.settings, small)))
+    ctx.expect(f"{owner.name} gets its quota back", got, f"{small} never ran")
+    evictions = ever_evicted(ctx.observer, TRAINING)
+    ctx.expect(
+        "the borrower is reclaimed by Kueue",
+        any("Preempted" in e for e in evictions),
+        f"{TRAINING} evictions: {evictions or 'none'}",
+    )
+
+
+def nodes_arrive_late(ctx: Context) -> None:
+    """GPU pools start empty and their nodes arrive one by one, as the autoscaler brings them."""
+    for pool in ctx.settings.cluster.gpu_pools:
+        ctx.set_nodes(pool.name, 0)
+    section = {}
+    for name in WORKLOADS:
+        entry = dict(ctx.stack_workloads.get(name) or {})
+        if entry.get("enabled") is True and WORKLOADS[name].kind == "RayJob":
+            entry["run"] = "rehearse-1"
+            ctx.set_run_time(name, SHORT_RUN_S)
+        section[name] = entry
+    ctx.apply(section, "submit")
+    ctx.observer.hold(NODES_LATE_S)
+    for pool in ctx.settings.cluster.gpu_pools:
+        for count in range(1, pool.max_count + 1):
+            ctx.set_nodes(pool.name, count)
+            ctx.observer.hold(0.5)
+    jobs = [n for n, e in section.items() if e.get("run")]
+    ctx.wait("every started job to finish", lambda s: all(finished(n)(s) for n in jobs), 420)
+    evicted = [e.line() for e in ctx.observer.events if e.what == "evicted"]
+    ctx.expect("nothing admitted is evicted while nodes come", not evicted, "; ".join(evicted))
+    for name in jobs:
+        ctx.expect(f"{name} finished", bool(ctx.observer.last and finished(name)(ctx.observer.last)), "not finished")
+
+
+def no_capacity(ctx: Context) -> None:
+    """A GPU pool whose nodes never come (no Azure VM quota): the job must not hold quota."""
+    team_name = (ctx.stack_workloads.get(TRAINING) or {}).get("team") or ctx.settings.scheduling.teams[0].name
+    team = ctx.settings.scheduling.team(team_name)
+    flavors = gpu_flavors(ctx.settings, team)
+    if not flavors:
+        raise NotApplicable(f"team {team_name} has no GPU quota")
+    for pool in ctx.settings.cluster.gpu_pools:
+        ctx.set_nodes(pool.name, 0)
+    section = all_off(ctx.stack_workloads)
+    section[TRAINING] = job(ctx.stack_workloads, TRAINING, enabled=True, team=team_name, run="rehearse-1")
+    ctx.apply(section, "submit")
+    ctx.wait(f"{TRAINING} to be admitted", admitted(TRAINING), 120)
+    released = ctx.wait(
+        f"Kueue to take {TRAINING}'s quota back",
+        lambda s: bool(workloads_of(s, TRAINING)) and not admitted(TRAINING)(s),
+        timeout=300,
+    )
+    ctx.expect("a job on nodes that never come does not hold quota", released, f"{TRAINING} kept its quota")
+
+
+SCENARIOS: Final[dict[str, Callable[[Context], None]]] = {
+    "submit-all": submit_all,
+    "inference-preempts-training": inference_preempts_training,
+    "borrow-and-reclaim": borrow_and_reclaim,
+    "nodes-arrive-late": nodes_arrive_late,
+    "no-capacity": no_capacity,
+}
+
+__all__ = ["CPU_POOL_NAME", "SCENARIOS", "Context", "NotApplicable"]

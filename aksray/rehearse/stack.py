@@ -1,0 +1,65 @@
+"""The stack a rehearsal applies: the user's stack file, pointed at the rig.
+
+Its organisation tree, quotas, pools and workloads stay exactly as written; what only Azure can
+provide is replaced: the cluster becomes `mode: existing` on the rig's kubeconfig context, the
+operators are the rig's own processes (`operators.install: false`), and Blob storage is an
+existing account by name (`storage.existingAccount`) that nothing on the rig ever calls. The
+Hugging Face token is dropped: no payload runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from aksray.stackfile import PROJECT, StackYamlLoader
+
+REHEARSAL_ACCOUNT: Final = "aksrayrehearsal"
+KEPT_CLUSTER_KEYS: Final = ("gpuDriver", "systemPool", "cpuPool", "gpuPools")
+
+
+def read_stack_file(path: Path) -> dict[str, Any]:
+    """The `config:` mapping with the project prefix removed (`cluster`, `workloads`, ...)."""
+    document = yaml.load(path.read_text(encoding="utf-8"), Loader=StackYamlLoader) or {}  # noqa: S506 - a safe loader
+    config = document.get("config") or {}
+    plain: dict[str, Any] = {}
+    for key, value in config.items():
+        name = key.split(":", 1)[1] if key.startswith(f"{PROJECT}:") else key
+        plain[name] = value
+    return plain
+
+
+def rehearsal_config(
+    stack: Mapping[str, Any], context: str, workloads: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The namespaced config of the rehearsal stack (what goes under `config:`)."""
+    cluster = dict(stack.get("cluster") or {})
+    derived_cluster = {k: cluster[k] for k in KEPT_CLUSTER_KEYS if k in cluster}
+    derived_cluster.update({"mode": "existing", "kubeconfigContext": context})
+    storage = dict(stack.get("storage") or {})
+    derived_storage: dict[str, Any] = {"enabled": False}
+    if storage.get("enabled", True) is not False and (stack.get("cluster") or {}).get("mode", "aks") == "aks":
+        derived_storage = {
+            "enabled": True,
+            "existingAccount": REHEARSAL_ACCOUNT,
+            **({"containers": storage["containers"]} if "containers" in storage else {}),
+        }
+    elif storage.get("enabled") is True:
+        derived_storage = {k: v for k, v in storage.items() if k != "protect"}
+    operators = {k: v for k, v in (stack.get("operators") or {}).items() if k not in ("install", "metrics")}
+    operators["install"] = False
+    config: dict[str, Any] = {
+        "cluster": derived_cluster,
+        "storage": derived_storage,
+        "operators": operators,
+        "scheduling": stack.get("scheduling") or {},
+        "workloads": dict(workloads if workloads is not None else stack.get("workloads") or {}),
+    }
+    return {f"{PROJECT}:{key}": value for key, value in config.items()}
+
+
+def stack_workloads(stack: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    return {name: dict(entry or {}) for name, entry in (stack.get("workloads") or {}).items()}
