@@ -20,7 +20,7 @@ UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 comma := ,
 
-.PHONY: install lock plan lint typecheck test check test-payloads engine e2e bench clean FORCE
+.PHONY: install lock plan lint typecheck test check test-payloads engine e2e bench rig rehearse-test clean FORCE
 
 install: $(STAMP)
 
@@ -113,13 +113,23 @@ check: lint typecheck test
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev
 
-# Tier T4: the real Pulumi engine, built from source into .cache/engine (cold: ~30 min on 2 cores,
+# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: ~30-70 min on 2 cores,
 # then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
 engine: install
 	scripts/engine/bootstrap.sh
 
 e2e: engine
 	scripts/engine/e2e.sh
+
+# Tier T5: the rehearsal rig. `make rig` builds etcd, kube-apiserver, kube-controller-manager,
+# kube-scheduler, kwok, Kueue and the KubeRay operator from the Go module proxy into a cache
+# outside the repository (cold: about 40-60 min on 2 cores; then seconds). `make rehearse-test`
+# plays every scenario on the dev and prod stacks and the two seed demos through the real engine.
+rig:
+	scripts/rig/build.sh
+
+rehearse-test: install rig engine
+	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py
 
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU), in their own virtualenv: installing it

@@ -200,12 +200,18 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
 class StandInDashboard:
     """The dashboard server (every head) and the Serve proxy health server (every node)."""
 
-    def __init__(self, dashboard_address: str, node_address: str, state: DashboardState) -> None:
+    def __init__(
+        self,
+        dashboard_address: str,
+        node_address: str,
+        state: DashboardState,
+        ports: tuple[int, int] = (DASHBOARD_PORT, SERVE_PORT),
+    ) -> None:
         handler = make_handler(state)
         self.state = state
         self._servers = [
-            ThreadingHTTPServer((dashboard_address, DASHBOARD_PORT), handler),
-            ThreadingHTTPServer((node_address, SERVE_PORT), handler),
+            ThreadingHTTPServer((dashboard_address, ports[0]), handler),
+            ThreadingHTTPServer((node_address, ports[1]), handler),
         ]
         for server in self._servers:
             server.daemon_threads = True

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the pinned Pulumi engine for tier T4 (`make e2e`) from source through the Go module proxy:
 #
-#   .cache/engine/<PULUMI_VERSION>-k8s<PULUMI_KUBERNETES_VERSION>/bin/
+#   ${AKSRAY_ENGINE_CACHE:-$HOME/.cache/aksray/engine}/<PULUMI_VERSION>-k8s<PULUMI_KUBERNETES_VERSION>/bin/
 #       pulumi                        Pulumi CLI            (github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
 #       pulumi-language-python        Python language host  (see versions.env for where it comes from)
 #       pulumi-language-python-exec   its executor script   (from sdk/v3 at PULUMI_VERSION), mode 0755
@@ -38,7 +38,8 @@ for arg in "$@"; do
 done
 
 key="${PULUMI_VERSION}-k8s${PULUMI_KUBERNETES_VERSION}"
-cache="${AKSRAY_ENGINE_CACHE:-$root/.cache/engine}/$key"
+# Outside the repository, so every clone on the machine (CI's too) reuses one build.
+cache="${AKSRAY_ENGINE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aksray/engine}/$key"
 bin="$cache/bin"
 src="$cache/src"
 logs="$cache/logs"

@@ -1,0 +1,123 @@
+"""Tier T5: every scenario on the real controllers, for dev, prod and the two seed demos.
+
+`make rehearse-test` runs these (marker `rehearsal`; the default run deselects them): each stack
+is rehearsed with `aksray rehearse --scenario all --json` on a rig of its own, and the tests
+assert the timeline the controllers produced, not only the exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+STACKS = {
+    "dev": ROOT / "stacks" / "Pulumi.dev.yaml",
+    "prod": ROOT / "stacks" / "Pulumi.prod.yaml",
+    "kai-demo": ROOT / "tests" / "stacks" / "kai-demo.yaml",
+    "kueue-team-queues": ROOT / "tests" / "stacks" / "kueue-team-queues.yaml",
+}
+pytestmark = pytest.mark.rehearsal
+
+
+@cache
+def rehearsal(stack: str) -> dict[str, dict[str, Any]]:
+    """Every scenario of one stack, by scenario name (one rig per stack)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "aksray.rehearse", "rehearse", "--config", str(STACKS[stack]),
+         "--scenario", "all", "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=3000, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr[-4000:]
+    results = json.loads(done.stdout)
+    return {r["scenario"]: r for r in results}
+
+
+def events(result: dict[str, Any], workload: str, what: str) -> list[dict[str, Any]]:
+    return [e for e in result["events"] if e["workload"] == workload and e["what"] == what]
+
+
+def broken(result: dict[str, Any]) -> list[str]:
+    return [f"{v['name']}: {v['detail']}" for v in result["invariants"] if not v["held"]]
+
+
+@pytest.mark.parametrize("stack", list(STACKS))
+def test_every_invariant_holds_in_every_scenario(stack: str) -> None:
+    for scenario, result in rehearsal(stack).items():
+        assert broken(result) == [], f"{stack} {scenario}"
+        names = {v["name"] for v in result["invariants"]}
+        assert {"pods-only-when-admitted", "pods-on-flavor-nodes", "admitted-within-quota",
+                "endpoint-never-evicted", "evictions-explained", "destroy-leaves-nothing"} <= names  # fmt: skip
+        assert result["controllers"]["kueue"] == "v0.19.2"
+        assert result["controllers"]["kuberay-operator"] == "v1.5.0"
+        assert any("no KAI" in note for note in result["notes"])
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_submit_all_admits_and_finishes_every_job(stack: str) -> None:
+    result = rehearsal(stack)["submit-all"]
+    for job in ("aurora-finetune", "qwen-lora", "vllm-batch"):
+        assert events(result, job, "admitted"), job
+        assert events(result, job, "finished"), job
+        assert events(result, job, "RayJob Complete"), job
+    assert not [e for e in result["events"] if e["what"] == "evicted"]
+
+
+@pytest.mark.parametrize("stack", ["dev", "kai-demo", "kueue-team-queues"])
+def test_inference_preempts_training_as_a_whole(stack: str) -> None:
+    result = rehearsal(stack)["inference-preempts-training"]
+    preempted = events(result, "qwen-lora", "preempted")
+    assert preempted and "InClusterQueue" in preempted[0]["detail"]
+    evicted_at = events(result, "qwen-lora", "evicted")[0]["t"]
+    serve_admitted = events(result, "llm-serve", "admitted")
+    assert serve_admitted and serve_admitted[0]["t"] >= evicted_at
+    # Training requeued and ran again once the endpoint was gone.
+    assert len(events(result, "qwen-lora", "admitted")) >= 2
+
+
+def test_prod_endpoint_runs_on_its_own_quota_without_preempting() -> None:
+    result = rehearsal("prod")["inference-preempts-training"]
+    assert events(result, "llm-serve", "admitted")
+    assert "h100" in events(result, "llm-serve", "admitted")[0]["detail"]
+    assert not events(result, "qwen-lora", "evicted")
+
+
+def test_team_queues_borrower_is_reclaimed_when_the_owner_submits() -> None:
+    result = rehearsal("kueue-team-queues")["borrow-and-reclaim"]
+    assert events(result, "qwen-lora", "admitted")
+    preempted = events(result, "qwen-lora", "preempted")
+    assert preempted and "InCohort" in preempted[0]["detail"]
+    assert events(result, "aurora-finetune", "admitted")[0]["t"] >= preempted[0]["t"]
+
+
+def test_prod_lending_limit_keeps_the_owners_share() -> None:
+    result = rehearsal("prod")["borrow-and-reclaim"]
+    assert events(result, "aurora-finetune", "admitted")
+    assert not events(result, "qwen-lora", "evicted")
+
+
+@pytest.mark.parametrize("stack", ["dev", "kai-demo"])
+def test_one_team_cannot_borrow(stack: str) -> None:
+    result = rehearsal(stack)["borrow-and-reclaim"]
+    assert result["applicable"] is False
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_nothing_admitted_is_evicted_while_nodes_arrive(stack: str) -> None:
+    result = rehearsal(stack)["nodes-arrive-late"]
+    assert not [e for e in result["events"] if e["what"] == "evicted"]
+    assert events(result, "qwen-lora", "finished")
+
+
+@pytest.mark.parametrize("stack", list(STACKS))
+def test_a_job_on_nodes_that_never_come_gives_its_quota_back(stack: str) -> None:
+    result = rehearsal(stack)["no-capacity"]
+    evicted = events(result, "qwen-lora", "evicted")
+    assert evicted and "PodsReadyTimeout" in evicted[0]["detail"]
+    assert events(result, "qwen-lora", "pending") or events(result, "qwen-lora", "requeued")

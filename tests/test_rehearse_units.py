@@ -1,0 +1,238 @@
+"""The rehearsal's pure parts: nodes, Kueue wiring, the stack it applies, the stand-in dashboard.
+
+The rig itself (real controllers) is tested by `make rehearse-test`; these pin the inputs it
+builds from the stack and the answers it gives KubeRay.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from aksray.rehearse import objects as o
+from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard, head_from_host
+from aksray.rehearse.nodes import cluster_pools, node_object
+from aksray.rehearse.operators import framework_path_pattern, rig_kueue_config, rig_webhooks
+from aksray.rehearse.stack import REHEARSAL_ACCOUNT, read_stack_file, rehearsal_config
+from aksray.rehearse.toolchain import read_env_file
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_rig_versions_are_the_served_pins() -> None:
+    pins = read_env_file(ROOT / "scripts" / "rig" / "versions.env")
+    assert pins["KUEUE_VERSION"] == "v0.19.2"
+    assert pins["KUBERAY_VERSION"] == "v1.5.0"  # v1.7.0's source is refused by the proxy
+    assert pins["KUBERNETES_VERSION"].startswith("v1.34.")
+    assert pins["KUBERNETES_STAGING_VERSION"] == "v0." + pins["KUBERNETES_VERSION"][3:]
+
+
+def dev_cluster() -> Any:
+    from aksray.runner import run_program
+
+    return run_program(ROOT / "stacks" / "Pulumi.dev.yaml", stack="dev").settings.cluster
+
+
+def test_dev_a100_node_has_the_aks_allocatable_and_the_gpu_taint() -> None:
+    pools = {p.pool: p for p in cluster_pools(dev_cluster())}
+    assert (pools["a100"].count, pools["cpu"].count, pools["system"].count) == (5, 3, 1)
+    node = node_object(pools["a100"], 0, "r1")
+    assert node["metadata"]["name"] == "aks-a100-10000000-vmss000000"
+    labels = node["metadata"]["labels"]
+    assert labels["kubernetes.azure.com/agentpool"] == "a100"
+    assert labels["node.kubernetes.io/instance-type"] == "Standard_NC24ads_A100_v4"
+    assert labels["nvidia.com/gpu.count"] == "1"
+    # The numbers the dev stack's comments and `aksray plan` use: 24 vCPU, 220 GiB, 1 GPU.
+    assert node["status"]["allocatable"] == {
+        "cpu": "23660m",
+        "memory": "220130Mi",
+        "pods": "250",
+        "ephemeral-storage": "256Gi",
+        "nvidia.com/gpu": "1",
+    }
+    assert node["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+
+
+def test_system_node_keeps_critical_addons_only_and_cpu_node_has_no_taint() -> None:
+    pools = {p.pool: p for p in cluster_pools(dev_cluster())}
+    assert node_object(pools["system"], 0, "r")["spec"]["taints"][0]["key"] == "CriticalAddonsOnly"
+    cpu = node_object(pools["cpu"], 0, "r")
+    assert cpu["spec"]["taints"] == []
+    assert "nvidia.com/gpu" not in cpu["status"]["allocatable"]
+
+
+WEBHOOKS = """
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: mutating-webhook-configuration}
+webhooks:
+- name: mrayjob.kb.io
+  clientConfig: {service: {name: webhook-service, namespace: system, path: /mutate-ray-io-v1-rayjob}}
+- name: mpod.kb.io
+  clientConfig: {service: {name: webhook-service, namespace: system, path: /mutate--v1-pod}}
+- name: mworkload.kb.io
+  clientConfig: {service: {name: webhook-service, namespace: system, path: /mutate-kueue-x-k8s-io-v1beta2-workload}}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: validating-webhook-configuration}
+webhooks:
+- name: vraycluster.kb.io
+  clientConfig: {service: {name: webhook-service, namespace: system, path: /validate-ray-io-v1-raycluster}}
+- name: vrayservice.kb.io
+  clientConfig: {service: {name: webhook-service, namespace: system, path: /validate-ray-io-v1-rayservice}}
+"""
+
+
+def test_only_the_webhooks_of_managed_kinds_are_registered_on_a_loopback_url(tmp_path: Path) -> None:
+    manifest = tmp_path / "webhooks.yaml"
+    manifest.write_text(WEBHOOKS)
+    mutating, validating = rig_webhooks(
+        manifest, ["ray.io/rayjob", "ray.io/rayservice"], "https://127.0.0.1:9443", b"CA"
+    )
+    assert mutating["metadata"] == {"name": "kueue-mutating-webhook-configuration"}
+    assert [h["name"] for h in mutating["webhooks"]] == ["mrayjob.kb.io", "mworkload.kb.io"]
+    assert mutating["webhooks"][0]["clientConfig"] == {
+        "url": "https://127.0.0.1:9443/mutate-ray-io-v1-rayjob",
+        "caBundle": "Q0E=",
+    }
+    # raycluster is not a managed framework: its webhook is not registered.
+    assert [h["name"] for h in validating["webhooks"]] == ["vrayservice.kb.io"]
+    assert not framework_path_pattern("batch/job").search("/mutate-ray-io-v1-rayjob")
+
+
+def test_kueue_runs_with_the_platform_configuration_on_loopback(tmp_path: Path) -> None:
+    from manifests.helm_values import kueue_manager_config
+
+    config = rig_kueue_config(tmp_path, 9443, 18081)
+    platform = kueue_manager_config(metrics=False)
+    assert config["integrations"] == platform["integrations"]
+    assert config["manageJobsWithoutQueueName"] is False
+    assert config["webhook"] == {"port": 9443, "host": "127.0.0.1", "certDir": str(tmp_path)}
+    assert config["internalCertManagement"] == {"enable": False}
+    assert config["leaderElection"] == {"leaderElect": False}
+    assert config["featureGates"]["VisibilityOnDemand"] is False
+
+
+def test_the_rehearsal_stack_keeps_the_organisation_and_replaces_azure() -> None:
+    stack = read_stack_file(ROOT / "stacks" / "Pulumi.dev.yaml")
+    config = rehearsal_config(stack, "aksray-rehearse")
+    cluster = config["aks-ray-platform:cluster"]
+    assert cluster["mode"] == "existing"
+    assert cluster["kubeconfigContext"] == "aksray-rehearse"
+    assert cluster["gpuPools"] == stack["cluster"]["gpuPools"]
+    assert "kubernetesVersion" not in cluster
+    assert config["aks-ray-platform:storage"]["existingAccount"] == REHEARSAL_ACCOUNT
+    assert config["aks-ray-platform:operators"] == {"install": False}
+    assert config["aks-ray-platform:scheduling"] == stack["scheduling"]
+    assert config["aks-ray-platform:workloads"] == stack["workloads"]
+    assert not any(k.endswith(("location", "huggingfaceToken")) for k in config)
+
+
+def test_head_service_host_names_the_namespace_and_service() -> None:
+    assert head_from_host("qwen-lora-ab12-head-svc.team-a.svc.rehearse.invalid:8265") == (
+        "team-a",
+        "qwen-lora-ab12-head-svc",
+    )
+
+
+def _free_port(address: str) -> int:
+    with socket.socket() as probe:
+        probe.bind((address, 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+def dashboard() -> Any:
+    state = DashboardState(timing=lambda _ns, _job: (0.3, False))
+    ports = (_free_port("127.0.100.12"), _free_port("127.0.100.13"))
+    server = StandInDashboard("127.0.100.12", "127.0.100.13", state, ports)
+    yield state, f"http://127.0.100.12:{ports[0]}", f"http://127.0.100.13:{ports[1]}"
+    server.close()
+
+
+def call(method: str, url: str, host: str, body: Any = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(url, data=data, method=method, headers={"Host": host})  # noqa: S310
+    request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - loopback
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read())
+
+
+def test_a_job_submitted_the_way_kuberay_does_runs_then_succeeds(dashboard: Any) -> None:
+    _, base, _ = dashboard
+    host = "raycluster-x-head-svc.team-a.svc.rehearse.invalid:8265"
+    # KubeRay's HTTPMode: a status call first (404 -> it submits), then polls.
+    assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[0] == 404
+    code, body = call("POST", f"{base}/api/jobs/", host, {"submission_id": "qwen-lora-1-abc", "entrypoint": "python -m x"})
+    assert (code, body) == (200, {"job_id": "qwen-lora-1-abc", "submission_id": "qwen-lora-1-abc"})
+    assert call("POST", f"{base}/api/jobs/", host, {"submission_id": "qwen-lora-1-abc"})[0] == 500
+    assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[1]["status"] == "PENDING"
+    # The same id in another namespace is another head: unknown there.
+    assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host.replace("team-a", "team-b"))[0] == 404
+    deadline = time.monotonic() + 5
+    status = ""
+    while time.monotonic() < deadline and status != "SUCCEEDED":
+        status = call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[1]["status"]
+        time.sleep(0.1)
+    assert status == "SUCCEEDED"
+    info = call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[1]
+    assert info["end_time"] >= info["start_time"]
+
+
+def test_serve_applications_report_running_once_deployed(dashboard: Any) -> None:
+    _, base, serve = dashboard
+    host = "llm-serve-head-svc.serving.svc.rehearse.invalid:8265"
+    config = {"applications": [{"name": "llm", "import_path": "x:app", "deployments": [{"name": "LLMServer"}]}]}
+    assert call("PUT", f"{base}/api/serve/applications/", host, config)[0] == 200
+    details = call("GET", f"{base}/api/serve/applications/?api_type=declarative", host)[1]
+    assert details["applications"]["llm"]["status"] == "RUNNING"
+    assert details["applications"]["llm"]["deployments"]["LLMServer"]["status"] == "HEALTHY"
+    assert call("GET", f"{serve}/-/healthz", host)[0] == 200
+
+
+def test_head_hosts_file_grows_in_place(tmp_path: Path) -> None:
+    (tmp_path / "hosts").write_text("127.0.0.1 localhost\n")
+    hosts = HeadHosts(tmp_path, "127.0.100.2", "rehearse.invalid")
+    inode = (tmp_path / "hosts").stat().st_ino
+    hosts.update([("team-a", "x-head-svc")])
+    hosts.update([("team-b", "y-head-svc")])
+    assert (tmp_path / "hosts").read_text().splitlines() == [
+        "127.0.0.1 localhost",
+        "127.0.100.2 x-head-svc.team-a.svc.rehearse.invalid",
+        "127.0.100.2 y-head-svc.team-b.svc.rehearse.invalid",
+    ]
+    assert (tmp_path / "hosts").stat().st_ino == inode  # bound over /etc: never replaced
+
+
+def test_admission_reads_flavors_and_usage_per_pod_set() -> None:
+    workload = yaml.safe_load(
+        """
+metadata: {name: w, namespace: team-a, ownerReferences: [{kind: RayJob, name: qwen-lora-x}]}
+status:
+  conditions: [{type: QuotaReserved, status: "True"}, {type: Admitted, status: "True"}]
+  admission:
+    clusterQueue: team-a
+    podSetAssignments:
+    - {name: head, flavors: {cpu: cpu, memory: cpu}, resourceUsage: {cpu: "2", memory: 8Gi}}
+    - {name: gpu, flavors: {cpu: a100, memory: a100, nvidia.com/gpu: a100}, resourceUsage: {cpu: "48", memory: 384Gi, nvidia.com/gpu: "4"}}
+"""
+    )
+    adm = o.admission(workload)
+    assert adm is not None
+    assert adm.cluster_queue == "team-a"
+    assert adm.flavors == {"head": "cpu", "gpu": "a100"}
+    assert adm.usage[("a100", "nvidia.com/gpu")] == 4
+    assert adm.usage[("cpu", "cpu")] == 2000
+    assert o.is_admitted(workload)
+    assert o.owner(workload) == ("RayJob", "qwen-lora-x")
