@@ -29,3 +29,6 @@ WEEK_DAYS: Final = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Sat
 MIN_MAINTENANCE_HOURS: Final = 4
 MAX_MAINTENANCE_HOURS: Final = 24
 MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
+
+# A storage account name: 3-24 lowercase letters and digits, unique in Azure.
+STORAGE_ACCOUNT_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]{3,24}$")

@@ -39,7 +39,8 @@ class Platform(pulumi.ComponentResource):
             stack=settings.stack,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        self.storage = self._blob_storage(name, settings) if settings.storage.enabled else None
+        creates_storage = settings.storage.enabled and not settings.storage.existing_account
+        self.storage = self._blob_storage(name, settings) if creates_storage else None
         self.namespaces = TeamNamespaces(
             f"{name}-teams",
             settings.scheduling.teams,
@@ -74,7 +75,11 @@ class Platform(pulumi.ComponentResource):
             settings,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
-            storage_account=self.storage.account_name if self.storage else None,
+            storage_account=(
+                self.storage.account_name
+                if self.storage
+                else settings.storage.existing_account or None
+            ),
             queues=self.queues,
             huggingface_token=huggingface_token,
             ready=[

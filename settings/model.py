@@ -112,6 +112,9 @@ class StorageSettings:
     enabled: bool
     containers: tuple[str, ...]
     protect: bool
+    # `existing` clusters: a Blob account the workloads use, created and secured outside the
+    # stack (its access is the cluster owner's business: no identity is created for it).
+    existing_account: str = ""
 
 
 @dataclass(frozen=True)

@@ -111,11 +111,21 @@ def _check_azure(
                 f'"{cluster.kubernetes_version.rsplit(".", 1)[0]}"',
             )
         )
-    if cluster.mode == "existing" and storage.enabled:
+    if cluster.mode == "existing" and storage.enabled and not storage.existing_account:
         problems.append(
             Problem(
                 "storage.enabled",
-                "Blob storage and workload identity trust the OIDC issuer of the AKS cluster "
-                "this stack creates; with cluster.mode existing set storage.enabled to false",
+                "an existing cluster cannot use the storage account and workload identities "
+                "this stack creates (they trust the OIDC issuer of its own AKS cluster); name an "
+                "account you already have with storage.existingAccount, or set storage.enabled "
+                "to false",
+            )
+        )
+    if cluster.mode == "aks" and storage.existing_account:
+        problems.append(
+            Problem(
+                "storage.existingAccount",
+                "is only for cluster.mode existing: an aks stack creates its own account; "
+                "remove it",
             )
         )

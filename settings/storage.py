@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Final
 
-from catalog.azure import BLOB_CONTAINER_NAME_PATTERN
+from catalog.azure import BLOB_CONTAINER_NAME_PATTERN, STORAGE_ACCOUNT_NAME_PATTERN
 from settings.defaults import DEFAULT_CONTAINERS, DEFAULT_STORAGE_ENABLED, DEFAULT_STORAGE_PROTECT
 from settings.errors import Problem
 from settings.model import StorageSettings
 from settings.reader import Section, describe
 
-STORAGE_KEYS: Final = ("enabled", "containers", "protect")
+STORAGE_KEYS: Final = ("enabled", "containers", "protect", "existingAccount")
 
 
 def parse_storage(raw: Section | None, problems: list[Problem]) -> StorageSettings:
@@ -20,6 +20,11 @@ def parse_storage(raw: Section | None, problems: list[Problem]) -> StorageSettin
         enabled=section.boolean("enabled", DEFAULT_STORAGE_ENABLED),
         containers=containers,
         protect=section.boolean("protect", DEFAULT_STORAGE_PROTECT),
+        existing_account=section.string(
+            "existingAccount",
+            pattern=STORAGE_ACCOUNT_NAME_PATTERN,
+            hint="an existing storage account's name: 3-24 lowercase letters and digits",
+        ),
     )
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from aksray.rehearse.observe import INVARIANTS
+
 ROOT = Path(__file__).resolve().parents[1]
 STACKS = {
     "dev": ROOT / "stacks" / "Pulumi.dev.yaml",
@@ -52,8 +54,7 @@ def test_every_invariant_holds_in_every_scenario(stack: str) -> None:
     for scenario, result in rehearsal(stack).items():
         assert broken(result) == [], f"{stack} {scenario}"
         names = {v["name"] for v in result["invariants"]}
-        assert {"pods-only-when-admitted", "pods-on-flavor-nodes", "admitted-within-quota",
-                "endpoint-never-evicted", "evictions-explained", "destroy-leaves-nothing"} <= names  # fmt: skip
+        assert set(INVARIANTS) <= names
         assert result["controllers"]["kueue"] == "v0.19.2"
         assert result["controllers"]["kuberay-operator"] == "v1.5.0"
         assert any("no KAI" in note for note in result["notes"])

@@ -57,7 +57,9 @@ def test_dev_a100_node_has_the_aks_allocatable_and_the_gpu_taint() -> None:
         "ephemeral-storage": "256Gi",
         "nvidia.com/gpu": "1",
     }
-    assert node["spec"]["taints"] == [{"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}]
+    assert node["spec"]["taints"] == [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+    ]
 
 
 def test_system_node_keeps_critical_addons_only_and_cpu_node_has_no_taint() -> None:
@@ -74,24 +76,27 @@ kind: MutatingWebhookConfiguration
 metadata: {name: mutating-webhook-configuration}
 webhooks:
 - name: mrayjob.kb.io
-  clientConfig: {service: {name: webhook-service, namespace: system, path: /mutate-ray-io-v1-rayjob}}
+  clientConfig: {service: {name: svc, namespace: system, path: /mutate-ray-io-v1-rayjob}}
 - name: mpod.kb.io
-  clientConfig: {service: {name: webhook-service, namespace: system, path: /mutate--v1-pod}}
+  clientConfig: {service: {name: svc, namespace: system, path: /mutate--v1-pod}}
 - name: mworkload.kb.io
-  clientConfig: {service: {name: webhook-service, namespace: system, path: /mutate-kueue-x-k8s-io-v1beta2-workload}}
+  clientConfig:
+    service: {name: svc, namespace: system, path: /mutate-kueue-x-k8s-io-v1beta2-workload}
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
 metadata: {name: validating-webhook-configuration}
 webhooks:
 - name: vraycluster.kb.io
-  clientConfig: {service: {name: webhook-service, namespace: system, path: /validate-ray-io-v1-raycluster}}
+  clientConfig: {service: {name: svc, namespace: system, path: /validate-ray-io-v1-raycluster}}
 - name: vrayservice.kb.io
-  clientConfig: {service: {name: webhook-service, namespace: system, path: /validate-ray-io-v1-rayservice}}
+  clientConfig: {service: {name: svc, namespace: system, path: /validate-ray-io-v1-rayservice}}
 """
 
 
-def test_only_the_webhooks_of_managed_kinds_are_registered_on_a_loopback_url(tmp_path: Path) -> None:
+def test_only_the_webhooks_of_managed_kinds_are_registered_on_a_loopback_url(
+    tmp_path: Path,
+) -> None:
     manifest = tmp_path / "webhooks.yaml"
     manifest.write_text(WEBHOOKS)
     mutating, validating = rig_webhooks(
@@ -160,10 +165,10 @@ def dashboard() -> Any:
 
 def call(method: str, url: str, host: str, body: Any = None) -> tuple[int, Any]:
     data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, method=method, headers={"Host": host})  # noqa: S310
+    request = urllib.request.Request(url, data=data, method=method, headers={"Host": host})
     request.add_header("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(request, timeout=5) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(request, timeout=5) as response:
             return response.status, json.loads(response.read())
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read())
@@ -174,12 +179,19 @@ def test_a_job_submitted_the_way_kuberay_does_runs_then_succeeds(dashboard: Any)
     host = "raycluster-x-head-svc.team-a.svc.rehearse.invalid:8265"
     # KubeRay's HTTPMode: a status call first (404 -> it submits), then polls.
     assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[0] == 404
-    code, body = call("POST", f"{base}/api/jobs/", host, {"submission_id": "qwen-lora-1-abc", "entrypoint": "python -m x"})
+    code, body = call(
+        "POST",
+        f"{base}/api/jobs/",
+        host,
+        {"submission_id": "qwen-lora-1-abc", "entrypoint": "python -m x"},
+    )
     assert (code, body) == (200, {"job_id": "qwen-lora-1-abc", "submission_id": "qwen-lora-1-abc"})
     assert call("POST", f"{base}/api/jobs/", host, {"submission_id": "qwen-lora-1-abc"})[0] == 500
     assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[1]["status"] == "PENDING"
     # The same id in another namespace is another head: unknown there.
-    assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host.replace("team-a", "team-b"))[0] == 404
+    assert (
+        call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host.replace("team-a", "team-b"))[0] == 404
+    )
     deadline = time.monotonic() + 5
     status = ""
     while time.monotonic() < deadline and status != "SUCCEEDED":
@@ -193,7 +205,11 @@ def test_a_job_submitted_the_way_kuberay_does_runs_then_succeeds(dashboard: Any)
 def test_serve_applications_report_running_once_deployed(dashboard: Any) -> None:
     _, base, serve = dashboard
     host = "llm-serve-head-svc.serving.svc.rehearse.invalid:8265"
-    config = {"applications": [{"name": "llm", "import_path": "x:app", "deployments": [{"name": "LLMServer"}]}]}
+    config = {
+        "applications": [
+            {"name": "llm", "import_path": "x:app", "deployments": [{"name": "LLMServer"}]}
+        ]
+    }
     assert call("PUT", f"{base}/api/serve/applications/", host, config)[0] == 200
     details = call("GET", f"{base}/api/serve/applications/?api_type=declarative", host)[1]
     assert details["applications"]["llm"]["status"] == "RUNNING"
@@ -225,7 +241,9 @@ status:
     clusterQueue: team-a
     podSetAssignments:
     - {name: head, flavors: {cpu: cpu, memory: cpu}, resourceUsage: {cpu: "2", memory: 8Gi}}
-    - {name: gpu, flavors: {cpu: a100, memory: a100, nvidia.com/gpu: a100}, resourceUsage: {cpu: "48", memory: 384Gi, nvidia.com/gpu: "4"}}
+    - name: gpu
+      flavors: {cpu: a100, memory: a100, nvidia.com/gpu: a100}
+      resourceUsage: {cpu: "48", memory: 384Gi, nvidia.com/gpu: "4"}
 """
     )
     adm = o.admission(workload)

@@ -27,7 +27,11 @@ from aksray.rehearse.toolchain import RigToolchain
 def reference_dir() -> Path:
     """The upstream CRDs the platform ships (KubeRay v1.7.0, KAI v0.17.0)."""
     configured = os.environ.get("AKSRAY_REFERENCE")
-    base = Path(configured) if configured else Path(__file__).resolve().parents[3] / "shared" / "reference"
+    base = (
+        Path(configured)
+        if configured
+        else Path(__file__).resolve().parents[3] / "shared" / "reference"
+    )
     return base
 
 
@@ -65,7 +69,9 @@ def start_rig(tools: RigToolchain, run_dir: Path) -> ControlPlane:
         with timer.step("controllers"):
             start_controllers(supervisor, tools, pki, kubeconfig)
         with timer.step("kueue"):
-            start_kueue(supervisor, tools, pki, kubeconfig, kube, run_dir)
+            start_kueue(
+                supervisor, tools=tools, pki=pki, kubeconfig=kubeconfig, kube=kube, run_dir=run_dir
+            )
         etc = kuberay_private_etc(run_dir)
         with timer.step("kuberay"):
             start_kuberay(supervisor, tools, kubeconfig, etc)

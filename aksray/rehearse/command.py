@@ -13,7 +13,7 @@ from typing import Any
 
 from aksray.rehearse.processes import RigError
 from aksray.rehearse.scenarios import SCENARIOS
-from aksray.rehearse.toolchain import ToolchainMissing
+from aksray.rehearse.toolchain import ToolchainMissingError
 
 EXIT_OK = 0
 EXIT_BROKEN = 1
@@ -54,18 +54,18 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
 
 def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     from aksray.rehearse.report import json_document, text_lines
-    from aksray.rehearse.run import ConfigInvalid, rehearse
+    from aksray.rehearse.run import InvalidConfigError, rehearse
 
     signal.signal(signal.SIGTERM, _interrupt)  # stop the rig's processes on a plain kill too
     scenarios = list(SCENARIOS) if args.scenario == ALL else [args.scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
         results = rehearse(config_file, name, scenarios, args.kubeconfig)
-    except ConfigInvalid as invalid:
+    except InvalidConfigError as invalid:
         for line in invalid.lines:
             print(line, file=sys.stderr)
         return EXIT_BROKEN
-    except ToolchainMissing as missing:
+    except ToolchainMissingError as missing:
         print(f"error: {missing}", file=sys.stderr)
         return EXIT_USAGE
     except RigError as broken:

@@ -24,8 +24,8 @@ from typing import Any, Final
 import yaml
 
 from aksray.rehearse.kube import Credentials, Kube
-from aksray.rehearse.pki import Pki, make_pki
-from aksray.rehearse.processes import RigError, Supervisor, private_etc
+from aksray.rehearse.pki import Pki
+from aksray.rehearse.processes import Supervisor, private_etc
 from aksray.rehearse.toolchain import RigToolchain
 
 # The stand-in Ray dashboard answers here, for every head Service name (see dashboard.py).
@@ -53,6 +53,11 @@ def https_ok(url: str, pki: Pki | None = None) -> bool:
     if pki is not None:
         context.load_cert_chain(str(pki.cert), str(pki.key))
     with urllib.request.urlopen(url, context=context, timeout=3) as response:  # noqa: S310
+        return bool(response.status == 200)
+
+
+def http_ok(url: str) -> bool:
+    with urllib.request.urlopen(url, timeout=3) as response:  # noqa: S310 - a loopback probe
         return bool(response.status == 200)
 
 
@@ -120,7 +125,7 @@ class Timer:
 
 def start_etcd(sup: Supervisor, tools: RigToolchain, run_dir: Path) -> str:
     client, peer = free_port(), free_port()
-    shm = Path("/dev/shm")
+    shm = Path("/dev/shm")  # noqa: S108 - tmpfs for etcd, in a private mkdtemp folder
     data = Path(tempfile.mkdtemp(prefix="aksray-rig-etcd-", dir=shm if shm.is_dir() else None))
     (run_dir / "etcd-data").write_text(str(data), encoding="utf-8")
     url = f"http://127.0.0.1:{client}"
@@ -182,13 +187,20 @@ def apply_crds(kube: Kube, sup: Supervisor, files: list[Path]) -> int:
             if not doc or doc.get("kind") != "CustomResourceDefinition":
                 continue
             names.append(doc["metadata"]["name"])
-            if kube.get_or_none(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{doc['metadata']['name']}") is None:
+            if (
+                kube.get_or_none(
+                    f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{doc['metadata']['name']}"
+                )
+                is None
+            ):
                 kube.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc)
 
     def established() -> bool:
         for name in names:
             crd = kube.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
-            conditions = {c["type"]: c["status"] for c in crd.get("status", {}).get("conditions", [])}
+            conditions = {
+                c["type"]: c["status"] for c in crd.get("status", {}).get("conditions", [])
+            }
             if conditions.get("Established") != "True":
                 return False
         return True
@@ -242,8 +254,14 @@ def start_controllers(sup: Supervisor, tools: RigToolchain, pki: Pki, kubeconfig
         ],
         env,
     )
-    sup.wait_for("kube-controller-manager /healthz", lambda: https_ok(f"https://127.0.0.1:{kcm_port}/healthz"), 60)
-    sup.wait_for("kube-scheduler /healthz", lambda: https_ok(f"https://127.0.0.1:{sched_port}/healthz"), 60)
+    sup.wait_for(
+        "kube-controller-manager /healthz",
+        lambda: https_ok(f"https://127.0.0.1:{kcm_port}/healthz"),
+        60,
+    )
+    sup.wait_for(
+        "kube-scheduler /healthz", lambda: https_ok(f"https://127.0.0.1:{sched_port}/healthz"), 60
+    )
 
 
 def rig_run_dir() -> Path:

@@ -110,7 +110,7 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
         def _reply(self, code: int, body: Any) -> None:
@@ -165,7 +165,12 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
                         self._reply(500, {"detail": "Please use a different submission_id"})
                         return
                     state.jobs[(namespace, job_id)] = SubmittedJob(
-                        namespace, job_id, body.get("entrypoint", ""), time.time(), run_seconds, fails
+                        namespace,
+                        job_id,
+                        body.get("entrypoint", ""),
+                        time.time(),
+                        run_seconds,
+                        fails,
                     )
                 self._reply(200, {"job_id": job_id, "submission_id": job_id})
             elif path.endswith("/stop"):
@@ -197,6 +202,15 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A client that hangs up (the operator's 2 s timeout on a busy machine) is not an error."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        return
+
+
 class StandInDashboard:
     """The dashboard server (every head) and the Serve proxy health server (every node)."""
 
@@ -210,11 +224,10 @@ class StandInDashboard:
         handler = make_handler(state)
         self.state = state
         self._servers = [
-            ThreadingHTTPServer((dashboard_address, ports[0]), handler),
-            ThreadingHTTPServer((node_address, ports[1]), handler),
+            QuietServer((dashboard_address, ports[0]), handler),
+            QuietServer((node_address, ports[1]), handler),
         ]
         for server in self._servers:
-            server.daemon_threads = True
             threading.Thread(target=server.serve_forever, daemon=True).start()
 
     def close(self) -> None:

@@ -21,7 +21,7 @@ import yaml
 from aksray.rehearse.processes import RigError, last_lines
 from aksray.rehearse.toolchain import REPO_ROOT, EngineToolchain
 
-PASSPHRASE: Final = "aksray-rehearse-throwaway"
+PASSPHRASE: Final = "aksray-rehearse-throwaway"  # noqa: S105 - a throw-away local state
 UP_TIMEOUT_S: Final = 600
 
 
@@ -61,7 +61,13 @@ class EngineStack:
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("ab") as handle:
             result = subprocess.run(  # noqa: S603 - the engine we built
-                [str(self.engine.bin / "pulumi"), *args, "--stack", self.stack, "--non-interactive"],
+                [
+                    str(self.engine.bin / "pulumi"),
+                    *args,
+                    "--stack",
+                    self.stack,
+                    "--non-interactive",
+                ],
                 cwd=self.project,
                 env=self._env(),
                 stdout=handle,
@@ -70,7 +76,9 @@ class EngineStack:
                 check=False,
             )
         if result.returncode != 0:
-            raise RigError(f"pulumi {' '.join(args)} failed; last lines of {out}:\n{last_lines(out, 25)}")
+            raise RigError(
+                f"pulumi {' '.join(args)} failed; last lines of {out}:\n{last_lines(out, 25)}"
+            )
         return time.monotonic() - t0
 
     def init(self) -> None:
@@ -78,7 +86,9 @@ class EngineStack:
         project["main"] = os.path.relpath(REPO_ROOT, self.project)
         project["stackConfigDir"] = "stacks"
         (self.project / "stacks").mkdir(parents=True, exist_ok=True)
-        (self.project / "Pulumi.yaml").write_text(yaml.safe_dump(project, sort_keys=False), encoding="utf-8")
+        (self.project / "Pulumi.yaml").write_text(
+            yaml.safe_dump(project, sort_keys=False), encoding="utf-8"
+        )
         (self.run_dir / "pulumi-state").mkdir(parents=True, exist_ok=True)
         self._write_config({})
         self._pulumi("stack", "init", "--secrets-provider", "passphrase", log="init")

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from manifests.capacity import GPU_RESOURCE, MAX_PODS_PER_NODE, node_allocatable
-from manifests.pools import (
+from catalog.pools import (
     CPU_POOL_NAME,
     CRITICAL_ADDONS_TAINT,
     POOL_LABEL_KEY,
@@ -21,10 +20,12 @@ from manifests.pools import (
     SYSTEM_POOL_NAME,
     gpu_pool_node_taints,
 )
-from manifests.vm_sizes import VM_SIZES
+from catalog.quantities import GPU_RESOURCE
+from catalog.vm_sizes import VM_SIZES
+from manifests.capacity import MAX_PODS_PER_NODE, node_allocatable
 
 if TYPE_CHECKING:
-    from components.settings import ClusterSettings
+    from settings.model import ClusterSettings
 
 MIB: Final = 1024**2
 # Marks the Nodes a rehearsal created, so cleanup on a user's cluster touches only those.
@@ -53,7 +54,9 @@ def cluster_pools(cluster: ClusterSettings) -> list[PoolNodes]:
             False,
             (dict(CRITICAL_ADDONS_TAINT),) if cluster.mode == "aks" else (),
         ),
-        PoolNodes(CPU_POOL_NAME, cluster.cpu_pool.vm_size, cluster.cpu_pool.max_count, "User", False, ()),
+        PoolNodes(
+            CPU_POOL_NAME, cluster.cpu_pool.vm_size, cluster.cpu_pool.max_count, "User", False, ()
+        ),
     ]
     for pool in cluster.gpu_pools:
         taints = tuple(gpu_pool_node_taints(pool.spot))
@@ -135,5 +138,7 @@ def node_object(pool: PoolNodes, index: int, rehearsal: str) -> dict[str, Any]:
     }
 
 
-def pool_node_objects(pool: PoolNodes, rehearsal: str, count: int | None = None) -> list[dict[str, Any]]:
+def pool_node_objects(
+    pool: PoolNodes, rehearsal: str, count: int | None = None
+) -> list[dict[str, Any]]:
     return [node_object(pool, i, rehearsal) for i in range(pool.count if count is None else count)]

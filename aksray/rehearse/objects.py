@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from manifests.pools import POOL_LABEL_KEY
-from manifests.quantity import parse_cpu_millis, parse_memory_bytes
-from manifests.ray import WORKLOAD_LABEL
+from catalog.pools import POOL_LABEL_KEY
+from catalog.quantities import parse_cpu_millis, parse_memory_bytes
+from manifests.ray_pods import WORKLOAD_LABEL
 
 RAY_OWNER_KINDS: Final = ("RayJob", "RayService")
 GPU: Final = "nvidia.com/gpu"
@@ -101,7 +101,9 @@ def node_pool(node: Mapping[str, Any]) -> str:
 def flavor_pools(flavors: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """ResourceFlavor name -> the pool its node labels select (one lookup for every reader)."""
     return {
-        f["metadata"]["name"]: str((f.get("spec", {}).get("nodeLabels") or {}).get(POOL_LABEL_KEY, ""))
+        f["metadata"]["name"]: str(
+            (f.get("spec", {}).get("nodeLabels") or {}).get(POOL_LABEL_KEY, "")
+        )
         for f in flavors
     }
 

@@ -44,12 +44,18 @@ class TimelineEvent:
     what: str
     detail: str
 
-    def line(self) -> str:
-        detail = f" {self.detail}" if self.detail else ""
+    def line(self, width: int = 200) -> str:
+        text = self.detail if len(self.detail) <= width else self.detail[: width - 3] + "..."
+        detail = f" {text}" if text else ""
         return f"t=+{self.t:.1f}s {self.workload} {self.what}{detail}"
 
     def as_json(self) -> dict[str, Any]:
-        return {"t": round(self.t, 1), "workload": self.workload, "what": self.what, "detail": self.detail}
+        return {
+            "t": round(self.t, 1),
+            "workload": self.workload,
+            "what": self.what,
+            "detail": self.detail,
+        }
 
 
 @dataclass
@@ -86,11 +92,15 @@ class Observer:
     namespaces: tuple[str, ...]
     started: float = field(default_factory=time.monotonic)
     events: list[TimelineEvent] = field(default_factory=list)
-    verdicts: dict[str, Verdict] = field(default_factory=lambda: {n: Verdict(n) for n in INVARIANTS})
+    verdicts: dict[str, Verdict] = field(
+        default_factory=lambda: {n: Verdict(n) for n in INVARIANTS}
+    )
     last: Sample | None = None
-    _state: dict[str, Any] = field(default_factory=dict)
+    _state: dict[Any, Any] = field(default_factory=dict)
     _cluster_owner: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
     _unadmitted_since: dict[str, float] = field(default_factory=dict)
+    # Called before every sample (the rig keeps the operator's hosts file current there).
+    before_sample: list[Callable[[], None]] = field(default_factory=list)
 
     def now(self) -> float:
         return time.monotonic() - self.started
@@ -100,6 +110,8 @@ class Observer:
 
     # -- sampling ----------------------------------------------------------------------------
     def sample(self) -> Sample:
+        for hook in self.before_sample:
+            hook()
         workloads: list[dict[str, Any]] = []
         pods: list[dict[str, Any]] = []
         owners: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -114,7 +126,8 @@ class Observer:
         nodes = {n["metadata"]["name"]: n for n in self.kube.items("/api/v1/nodes")}
         flavors = self.kube.items("/apis/kueue.x-k8s.io/v1beta2/resourceflavors")
         queues = {
-            q["metadata"]["name"]: q for q in self.kube.items("/apis/kueue.x-k8s.io/v1beta2/clusterqueues")
+            q["metadata"]["name"]: q
+            for q in self.kube.items("/apis/kueue.x-k8s.io/v1beta2/clusterqueues")
         }
         sample = Sample(
             self.now(), workloads, pods, owners, dict(self._cluster_owner), nodes,
@@ -174,8 +187,10 @@ class Observer:
         if seen["new"]:
             seen["new"] = False
             queue = wl.get("spec", {}).get("queueName", "")
-            priority = wl.get("spec", {}).get("priorityClassName", "")
-            self.note(name, "queued", f"in {queue} ({ns}) at priority {priority}")
+            spec = wl.get("spec", {})
+            priority = (spec.get("priorityClassRef") or {}).get("name", "none")
+            value = spec.get("priority")
+            self.note(name, "queued", f"in {queue} ({ns}) at priority {priority} ({value})")
         for kind, cond in conds.items():
             key = (cond.get("status"), cond.get("reason"))
             if seen["conds"].get(kind) == key:
@@ -183,13 +198,19 @@ class Observer:
             seen["conds"][kind] = key
             self._condition_event(name, ns, wl, kind, cond)
 
-    def _condition_event(self, name: str, ns: str, wl: dict[str, Any], kind: str, cond: dict[str, Any]) -> None:
-        status, reason, message = cond.get("status"), cond.get("reason", ""), cond.get("message", "")
+    def _condition_event(
+        self, name: str, ns: str, wl: dict[str, Any], kind: str, cond: dict[str, Any]
+    ) -> None:
+        status, reason, message = (
+            cond.get("status"),
+            cond.get("reason", ""),
+            cond.get("message", ""),
+        )
         if kind == "Admitted" and status == "True":
             adm = o.admission(wl)
-            flavors = ", ".join(sorted(set(adm.flavors.values()))) if adm else "?"
+            flavors = ", ".join(f"{ps} on {f}" for ps, f in adm.flavors.items()) if adm else "?"
             queue = adm.cluster_queue if adm else "?"
-            self.note(name, "admitted", f"on {flavors} ({queue})")
+            self.note(name, "admitted", f"by {queue}: {flavors}")
         elif kind == "QuotaReserved" and status == "False" and reason == "Pending":
             self.note(name, "pending", message)
         elif kind == "Evicted" and status == "True":
@@ -252,7 +273,9 @@ class Observer:
         for verdict in self.verdicts.values():
             verdict.checked += 1
 
-    def _check_pods(self, sample: Sample, by_owner: dict[tuple[str, str, str], dict[str, Any]]) -> None:
+    def _check_pods(
+        self, sample: Sample, by_owner: dict[tuple[str, str, str], dict[str, Any]]
+    ) -> None:
         seen_now: set[str] = set()
         for pod in sample.pods:
             node_name = pod.get("spec", {}).get("nodeName")
@@ -288,7 +311,11 @@ class Observer:
         usage: dict[str, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
         for wl in sample.workloads:
             adm = o.admission(wl)
-            if adm is None or not o.condition_true(wl, "QuotaReserved") or o.condition_true(wl, "Finished"):
+            if (
+                adm is None
+                or not o.condition_true(wl, "QuotaReserved")
+                or o.condition_true(wl, "Finished")
+            ):
                 continue
             for key, value in adm.usage.items():
                 usage[adm.cluster_queue][key] += value
@@ -298,10 +325,13 @@ class Observer:
         for name, limit in limits.items():
             for key, nominal in limit.nominal.items():
                 used = usage.get(name, {}).get(key, 0)
-                cap = nominal if not limit.cohort else nominal + (limit.borrowing.get(key) or 10**30)
+                cap = (
+                    nominal if not limit.cohort else nominal + (limit.borrowing.get(key) or 10**30)
+                )
                 if used > cap:
                     self.verdicts["admitted-within-quota"].breach(
-                        f"t=+{sample.t:.1f}s ClusterQueue {name} has {used} of {key[1]} admitted on "
+                        f"t=+{sample.t:.1f}s ClusterQueue {name} has {used} of {key[1]} "
+                        "admitted on "
                         f"{key[0]}, over its quota plus borrowing limit {cap}"
                     )
                 if limit.cohort:

@@ -24,7 +24,7 @@ import yaml
 from aksray.rehearse.controlplane import (
     CLUSTER_DOMAIN,
     free_port,
-    https_ok,
+    http_ok,
     kueue_private_etc,
 )
 from aksray.rehearse.kube import Kube
@@ -32,6 +32,7 @@ from aksray.rehearse.pki import Pki
 from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.toolchain import RigToolchain
 from manifests.helm_values import kueue_manager_config
+from manifests.kueue import QUEUE_NAME_LABEL
 
 KUEUE_NAMESPACE: Final = "kueue-system"
 MUTATING_NAME: Final = "kueue-mutating-webhook-configuration"
@@ -45,7 +46,9 @@ RIG_PODS_READY_TIMEOUT: Final = "90s"  # above the 60 s a finished job keeps its
 RIG_REQUEUE_BACKOFF_BASE_S: Final = 5
 RIG_REQUEUE_BACKOFF_MAX_S: Final = 30
 # Kueue's own kinds: their webhooks are always needed.
-KUEUE_CORE_PATH: Final = re.compile(r"-kueue-x-k8s-io-v1beta2-(clusterqueue|cohort|resourceflavor|workload)$")
+KUEUE_CORE_PATH: Final = re.compile(
+    r"-kueue-x-k8s-io-v1beta2-(clusterqueue|cohort|resourceflavor|workload)$"
+)
 
 
 def rig_kueue_config(cert_dir: Path, webhook_port: int, health_port: int) -> dict[str, Any]:
@@ -63,7 +66,10 @@ def rig_kueue_config(cert_dir: Path, webhook_port: int, health_port: int) -> dic
     waiting = dict(config.get("waitForPodsReady") or {})
     requeuing = dict(waiting.get("requeuingStrategy") or {})
     requeuing.update(
-        {"backoffBaseSeconds": RIG_REQUEUE_BACKOFF_BASE_S, "backoffMaxSeconds": RIG_REQUEUE_BACKOFF_MAX_S}
+        {
+            "backoffBaseSeconds": RIG_REQUEUE_BACKOFF_BASE_S,
+            "backoffMaxSeconds": RIG_REQUEUE_BACKOFF_MAX_S,
+        }
     )
     waiting.update(
         {
@@ -99,7 +105,9 @@ def framework_path_pattern(framework: str) -> re.Pattern[str]:
     return re.compile(rf"-{re.escape(group_part)}-v[0-9a-z]+-{re.escape(kind)}$")
 
 
-def rig_webhooks(manifest: Path, frameworks: list[str], url: str, ca: bytes) -> list[dict[str, Any]]:
+def rig_webhooks(
+    manifest: Path, frameworks: list[str], url: str, ca: bytes
+) -> list[dict[str, Any]]:
     """Kueue's webhook configurations for the enabled kinds, pointed at a loopback URL."""
     patterns = [KUEUE_CORE_PATH, *(framework_path_pattern(f) for f in frameworks)]
     out = []
@@ -111,17 +119,20 @@ def rig_webhooks(manifest: Path, frameworks: list[str], url: str, ca: bytes) -> 
             path = hook["clientConfig"]["service"]["path"]
             if not any(p.search(path) for p in patterns):
                 continue
-            hook = copy.deepcopy(hook)
-            hook["clientConfig"] = {"url": url + path, "caBundle": base64.b64encode(ca).decode()}
-            hook["timeoutSeconds"] = 30  # two busy cores: the default 10 s is tight
-            kept.append(hook)
+            rewritten = copy.deepcopy(hook)
+            rewritten["clientConfig"] = {
+                "url": url + path,
+                "caBundle": base64.b64encode(ca).decode(),
+            }
+            rewritten["timeoutSeconds"] = 30  # two busy cores: the default 10 s is tight
+            kept.append(rewritten)
         name = MUTATING_NAME if doc["kind"] == "MutatingWebhookConfiguration" else VALIDATING_NAME
         out.append({**doc, "metadata": {"name": name}, "webhooks": kept})
     return out
 
 
 def start_kueue(
-    sup: Supervisor, tools: RigToolchain, pki: Pki, kubeconfig: Path, kube: Kube, run_dir: Path
+    sup: Supervisor, *, tools: RigToolchain, pki: Pki, kubeconfig: Path, kube: Kube, run_dir: Path
 ) -> dict[str, Any]:
     """Start Kueue, register its webhooks, prove them with a dry run; return its Configuration."""
     cert_dir = run_dir / "kueue-certs"
@@ -133,26 +144,47 @@ def start_kueue(
     config_file = run_dir / "kueue.yaml"
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     if kube.get_or_none(f"/api/v1/namespaces/{KUEUE_NAMESPACE}") is None:
-        kube.create("/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": KUEUE_NAMESPACE}})
+        kube.create(
+            "/api/v1/namespaces",
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": KUEUE_NAMESPACE}},
+        )
     sup.start(
         "kueue",
         [str(tools.binary("kueue")), f"--config={config_file}", "--zap-log-level=info"],
         {"KUBECONFIG": str(kubeconfig)},
         etc=kueue_private_etc(run_dir, pki),
     )
-    sup.wait_for("kueue /readyz", lambda: https_ok_plain(f"http://127.0.0.1:{health_port}/readyz"), 90)
+    sup.wait_for("kueue /readyz", lambda: http_ok(f"http://127.0.0.1:{health_port}/readyz"), 90)
     frameworks = list(config["integrations"]["frameworks"])
     url = f"https://127.0.0.1:{webhook_port}"
-    for hook_config in rig_webhooks(tools.kueue_webhooks, frameworks, url, pki.ca_cert.read_bytes()):
+    for hook_config in rig_webhooks(
+        tools.kueue_webhooks, frameworks, url, pki.ca_cert.read_bytes()
+    ):
         kube.apply(hook_config, force=True)
+    sup.wait_for("Kueue's webhook to suspend a queued RayJob", lambda: suspends(kube), 60, 1.0)
     return config
 
 
-def https_ok_plain(url: str) -> bool:
-    import urllib.request
-
-    with urllib.request.urlopen(url, timeout=3) as response:  # noqa: S310 - loopback probe
-        return bool(response.status == 200)
+def suspends(kube: Kube) -> bool:
+    """A server-side dry run of a queued RayJob comes back suspended: apiserver -> loopback URL
+    -> TLS -> Kueue's mutating webhook all work."""
+    head = {
+        "rayStartParams": {},
+        "template": {"spec": {"containers": [{"name": "ray-head", "image": "probe"}]}},
+    }
+    probe = {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayJob",
+        "metadata": {"name": "webhook-probe", "labels": {QUEUE_NAME_LABEL: "probe"}},
+        "spec": {
+            "entrypoint": "true",
+            "shutdownAfterJobFinishes": True,
+            "submissionMode": "HTTPMode",
+            "rayClusterSpec": {"headGroupSpec": head},
+        },
+    }
+    answer = kube.create("/apis/ray.io/v1/namespaces/default/rayjobs", probe, dry_run=True)
+    return bool(answer["spec"].get("suspend"))
 
 
 def start_kuberay(sup: Supervisor, tools: RigToolchain, kubeconfig: Path, etc: Path) -> None:
@@ -170,7 +202,8 @@ def start_kuberay(sup: Supervisor, tools: RigToolchain, kubeconfig: Path, etc: P
         {"KUBECONFIG": str(kubeconfig), "CLUSTER_DOMAIN": CLUSTER_DOMAIN},
         etc=etc,
     )
-    sup.wait_for("kuberay-operator /readyz", lambda: https_ok_plain(f"http://127.0.0.1:{probe_port}/readyz"), 90)
-
-
-__all__ = ["https_ok", "rig_kueue_config", "rig_webhooks", "start_kuberay", "start_kueue"]
+    sup.wait_for(
+        "kuberay-operator /readyz",
+        lambda: http_ok(f"http://127.0.0.1:{probe_port}/readyz"),
+        90,
+    )

@@ -32,15 +32,19 @@ class Pki:
 
 
 def _openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)  # noqa: S603,S607
 
 
 def make_pki(directory: Path) -> Pki:
     """Write ca.crt/ca.key and admin.crt/admin.key into `directory` (created)."""
     directory.mkdir(parents=True, exist_ok=True)
+    # Extensions a strict verifier (Python 3.13's default) requires of a CA and of a leaf.
     _openssl(
         "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "3650",
         "-keyout", "ca.key", "-out", "ca.crt", "-subj", "/CN=aksray-rehearse-ca",
+        "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        "-addext", "subjectKeyIdentifier=hash",
         cwd=directory,
     )  # fmt: skip
     extensions = directory / "admin.ext"
@@ -48,6 +52,8 @@ def make_pki(directory: Path) -> Pki:
         "basicConstraints=CA:FALSE\n"
         "keyUsage=critical,digitalSignature,keyEncipherment\n"
         "extendedKeyUsage=serverAuth,clientAuth\n"
+        "subjectKeyIdentifier=hash\n"
+        "authorityKeyIdentifier=keyid,issuer\n"
         f"subjectAltName={','.join(SERVING_NAMES)}\n",
         encoding="utf-8",
     )
@@ -61,4 +67,6 @@ def make_pki(directory: Path) -> Pki:
         "-CAcreateserial", "-days", "3650", "-out", "admin.crt", "-extfile", "admin.ext",
         cwd=directory,
     )  # fmt: skip
-    return Pki(directory / "ca.crt", directory / "ca.key", directory / "admin.crt", directory / "admin.key")
+    return Pki(
+        directory / "ca.crt", directory / "ca.key", directory / "admin.crt", directory / "admin.key"
+    )

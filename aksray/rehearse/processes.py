@@ -117,14 +117,18 @@ class Supervisor:
     ) -> T:
         """Poll `probe` until it returns a value; fail naming `what` (and a dead process)."""
         deadline = time.monotonic() + timeout
+        last = ""
         while True:
             self.check_alive()
-            with contextlib.suppress(Exception):
+            try:
                 value = probe()
+            except Exception as error:  # noqa: BLE001 - not ready yet; kept for the message
+                last = f" (last answer: {type(error).__name__}: {error})"
+            else:
                 if value is not None and value is not False:
                     return value
             if time.monotonic() > deadline:
-                raise RigError(f"timed out after {timeout:.0f}s waiting for {what}")
+                raise RigError(f"timed out after {timeout:.0f}s waiting for {what}{last}")
             time.sleep(interval)
 
     def stop_all(self, grace: float = 10.0) -> list[str]:

@@ -3,44 +3,47 @@
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from aksray.rehearse import objects as o
 from aksray.rehearse.bringup import start_rig
 from aksray.rehearse.controlplane import (
     CLUSTER_DOMAIN,
     DASHBOARD_ADDRESS,
     KUBECONFIG_CONTEXT,
     NODE_ADDRESS,
-    rig_run_dir,
     remove_run_data,
+    rig_run_dir,
 )
 from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.engine import EngineStack
-from aksray.rehearse.kube import Kube, KubeError, credentials_from_kubeconfig
+from aksray.rehearse.kube import Kube, credentials_from_kubeconfig
 from aksray.rehearse.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
 from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
-from aksray.rehearse.scenarios import SCENARIOS, Context, NotApplicable
+from aksray.rehearse.operators import pods_ready_note
+from aksray.rehearse.scenarios import SCENARIOS, Context, NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
-from aksray.rehearse.toolchain import engine_toolchain, rig_toolchain
+from aksray.rehearse.toolchain import EngineToolchain, engine_toolchain, rig_toolchain
+from manifests.helm_values import kueue_manager_config
 from workloads.catalog import WORKLOADS
+
+if TYPE_CHECKING:
+    from settings.model import Settings
 
 KAI_NOTE = (
     "no KAI on this rig (its source is not served here): kube-scheduler binds the Ray pods "
     "without gang semantics; KAI's part is covered by `aksray plan`'s static checks"
 )
+DEFAULT_RUN_S = 8.0
 
 
-class ConfigInvalid(Exception):
+class InvalidConfigError(Exception):
     def __init__(self, lines: list[str]) -> None:
         super().__init__("\n".join(lines))
         self.lines = lines
@@ -74,22 +77,26 @@ class ScenarioResult:
         }
 
 
-def validate(stack: dict[str, Any], run_dir: Path, name: str) -> Any:
-    """Run the program offline on the rehearsal stack: Settings, or every problem."""
+def validate(stack: dict[str, Any], run_dir: Path, name: str) -> Settings:
+    """Run the program offline on the rehearsal stack: its Settings, or every problem."""
     from aksray.runner import run_program
 
     path = run_dir / f"Pulumi.{name}.yaml"
-    path.write_text(yaml.safe_dump({"config": rehearsal_config(stack, KUBECONFIG_CONTEXT)}), encoding="utf-8")
+    config = {"config": rehearsal_config(stack, KUBECONFIG_CONTEXT)}
+    path.write_text(yaml.safe_dump(config), encoding="utf-8")
     result = run_program(path, stack=name)
     if result.problems:
-        raise ConfigInvalid([f"error: {p}" for p in result.problems])
-    return result.settings
+        raise InvalidConfigError([f"error: {p}" for p in result.problems])
+    settings: Settings = result.settings
+    return settings
 
 
 @dataclass
 class Nodes:
+    """The kwok Nodes of the stack's pools, created and removed by name."""
+
     kube: Kube
-    settings: Any
+    settings: Settings
     rehearsal: str
 
     def set(self, pool_name: str, count: int) -> None:
@@ -112,13 +119,14 @@ class Nodes:
 
 
 def job_timing(run_times: dict[str, float]) -> Any:
+    """The stand-in dashboard's run time per job: by the workload its submission id names."""
     names = sorted(WORKLOADS, key=len, reverse=True)
 
     def timing(_namespace: str, submission_id: str) -> tuple[float, bool]:
         for name in names:
             if submission_id.startswith(f"{name}-"):
-                return run_times.get(name, 8.0), False
-        return 8.0, False
+                return run_times.get(name, DEFAULT_RUN_S), False
+        return DEFAULT_RUN_S, False
 
     return timing
 
@@ -126,29 +134,143 @@ def job_timing(run_times: dict[str, float]) -> Any:
 def leftovers(kube: Kube, namespaces: tuple[str, ...], timeout: float = 90) -> list[str]:
     """What is still there after `pulumi destroy` (waiting for finalizers to finish)."""
     deadline = time.monotonic() + timeout
+    kueue = "/apis/kueue.x-k8s.io/v1beta2"
     while True:
-        left = [f"namespace {ns}" for ns in namespaces if kube.get_or_none(f"/api/v1/namespaces/{ns}")]
+        left = [
+            f"namespace {ns}" for ns in namespaces if kube.get_or_none(f"/api/v1/namespaces/{ns}")
+        ]
         for plural in ("clusterqueues", "resourceflavors", "cohorts", "workloadpriorityclasses"):
-            left += [f"{plural} {x['metadata']['name']}" for x in kube.items(f"/apis/kueue.x-k8s.io/v1beta2/{plural}")]
-        left += [f"queues {x['metadata']['name']}" for x in kube.items("/apis/scheduling.run.ai/v2/queues")]
+            left += [f"{plural} {x['metadata']['name']}" for x in kube.items(f"{kueue}/{plural}")]
+        queues = kube.items("/apis/scheduling.run.ai/v2/queues")
+        left += [f"queues {x['metadata']['name']}" for x in queues]
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(1)
 
 
+@dataclass
+class Target:
+    """Where a rehearsal runs: the rig it started, or the user's cluster."""
+
+    kube: Kube
+    kubeconfig: Path
+    context: str
+    controllers: dict[str, str]
+    hosts: HeadHosts | None = None
+    dashboard: DashboardState | None = None
+    notes: list[str] = field(default_factory=list)
+
+
 @contextlib.contextmanager
-def rig_or_cluster(kubeconfig: Path | None, run_dir: Path) -> Iterator[tuple[Kube, Path, Any, dict[str, str]]]:
+def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
     if kubeconfig is not None:
-        kube = Kube(credentials_from_kubeconfig(kubeconfig))
-        yield kube, kubeconfig, None, {"cluster": f"the cluster of {kubeconfig}"}
+        config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
+        yield Target(
+            Kube(credentials_from_kubeconfig(kubeconfig)),
+            kubeconfig,
+            str(config.get("current-context", "")),
+            {"cluster": f"the current context of {kubeconfig}"},
+        )
         return
     tools = rig_toolchain()
     plane = start_rig(tools, run_dir)
+    state = DashboardState()
+    dashboard = StandInDashboard(DASHBOARD_ADDRESS, NODE_ADDRESS, state)
     try:
-        yield plane.kube, plane.kubeconfig, plane, tools.controller_versions()
+        notes = [
+            KAI_NOTE,
+            pods_ready_note(kueue_manager_config(metrics=False)),
+            f"rig bring-up {plane.timings.get('total', 0):.1f}s",
+        ]
+        yield Target(
+            plane.kube,
+            plane.kubeconfig,
+            KUBECONFIG_CONTEXT,
+            tools.controller_versions(),
+            HeadHosts(plane.kuberay_etc, DASHBOARD_ADDRESS, CLUSTER_DOMAIN),
+            state,
+            notes,
+        )
     finally:
+        dashboard.close()
         plane.stop()
         remove_run_data(run_dir)
+
+
+@dataclass
+class Rehearsal:
+    """One stack on one target: scenarios played one after another, each destroyed after."""
+
+    name: str
+    stack: dict[str, Any]
+    settings: Settings
+    target: Target
+    engine: EngineToolchain
+    run_dir: Path
+    run_times: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def namespaces(self) -> tuple[str, ...]:
+        return tuple(sorted({t.namespace for t in self.settings.scheduling.teams}))
+
+    def observer(self) -> Observer:
+        observer = Observer(self.target.kube, self.namespaces)
+        hosts = self.target.hosts
+        if hosts is not None:
+            observer.before_sample.append(lambda: hosts.update(self._head_services()))
+        return observer
+
+    def _head_services(self) -> list[tuple[str, str]]:
+        found = []
+        for ns in self.namespaces:
+            path = f"/api/v1/namespaces/{ns}/services"
+            for svc in self.target.kube.items(path, "ray.io/node-type=head"):
+                found.append((ns, svc["metadata"]["name"]))
+        return found
+
+    def play(self, scenario: str, nodes: Nodes) -> ScenarioResult:
+        result = ScenarioResult(self.name, scenario, dict(self.target.controllers))
+        result.notes += self.target.notes
+        t0 = time.monotonic()
+        nodes.all_at_max()
+        self.run_times.clear()
+        observer = self.observer()
+        stack_name = f"{self.name}-{scenario}"
+        engine_stack = EngineStack(
+            self.engine, self.run_dir / stack_name, stack_name, self.target.kubeconfig,
+            Path(sys.executable).parent,
+        )  # fmt: skip
+        engine_stack.init()
+
+        def apply(section: dict[str, dict[str, Any]], step: str) -> None:
+            config = rehearsal_config(self.stack, self.target.context, section)
+            observer.note("pulumi", "up", f"{step} in {engine_stack.up(config, step):.1f}s")
+
+        ctx = Context(
+            self.settings, observer, apply, nodes.set, self.run_times.__setitem__,
+            stack_workloads(self.stack),
+        )  # fmt: skip
+        try:
+            SCENARIOS[scenario](ctx)
+        except NotApplicableError as why:
+            result.applicable = False
+            result.notes.append(f"not applicable to this stack: {why}")
+        finally:
+            self._tear_down(engine_stack, observer)
+        result.events = observer.events
+        result.invariants = observer.verdict_list() + ctx.checks
+        result.notes += ctx.notes
+        result.seconds = time.monotonic() - t0
+        return result
+
+    def _tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
+        observer.note("pulumi", "destroy", f"in {engine_stack.destroy():.1f}s")
+        left = leftovers(self.target.kube, self.namespaces) + engine_stack.resources_left()
+        if left:
+            observer.verdicts["destroy-leaves-nothing"].breach("left behind: " + ", ".join(left))
+        observer.note(
+            "rehearsal", "destroyed", f"{len(left)} left" if left else "nothing left behind"
+        )
 
 
 def rehearse(
@@ -158,72 +280,13 @@ def rehearse(
     stack = read_stack_file(stack_file)
     run_dir = rig_run_dir()
     settings = validate(stack, run_dir, f"rehearse-{stack_name}")
-    namespaces = tuple(sorted({t.namespace for t in settings.scheduling.teams}))
-    results: list[ScenarioResult] = []
-    state = DashboardState()
-    run_times: dict[str, float] = {}
-    state.timing = job_timing(run_times)
-    with rig_or_cluster(kubeconfig, run_dir) as (kube, kubecfg, plane, controllers):
-        dashboard = StandInDashboard(DASHBOARD_ADDRESS, NODE_ADDRESS, state) if plane else None
-        hosts = HeadHosts(plane.kuberay_etc, DASHBOARD_ADDRESS, CLUSTER_DOMAIN) if plane else None
-        nodes = Nodes(kube, settings, run_dir.name)
-        python_bin = Path(sys.executable).parent
-        context = KUBECONFIG_CONTEXT if plane else None
+    with target(kubeconfig, run_dir) as where:
+        rehearsal = Rehearsal(stack_name, stack, settings, where, engine, run_dir)
+        if where.dashboard is not None:
+            where.dashboard.timing = job_timing(rehearsal.run_times)
+        nodes = Nodes(where.kube, settings, run_dir.name)
         try:
-            for scenario in scenarios:
-                result = ScenarioResult(stack_name, scenario, dict(controllers))
-                if plane:
-                    result.notes.append(KAI_NOTE)
-                    result.notes.append(f"rig bring-up {plane.timings.get('total', 0):.1f}s")
-                results.append(result)
-                run_scenario(result, stack, settings, kube, kubecfg, engine, run_dir, nodes, run_times, hosts, namespaces, python_bin, context)
+            return [rehearsal.play(scenario, nodes) for scenario in scenarios]
         finally:
-            if dashboard:
-                dashboard.close()
-            if plane is None:
+            if kubeconfig is not None:
                 nodes.remove_all()
-    return results
-
-
-def run_scenario(result, stack, settings, kube, kubeconfig, engine, run_dir, nodes, run_times, hosts, namespaces, python_bin, context) -> None:  # type: ignore[no-untyped-def]
-    t0 = time.monotonic()
-    nodes.all_at_max()
-    run_times.clear()
-    observer = Observer(kube, namespaces)
-    if hosts is not None:
-        original = observer.sample
-
-        def sample_and_resolve():  # type: ignore[no-untyped-def]
-            services = []
-            for ns in namespaces:
-                for svc in kube.items(f"/api/v1/namespaces/{ns}/services", "ray.io/node-type=head"):
-                    services.append((ns, svc["metadata"]["name"]))
-            hosts.update(services)
-            return original()
-
-        observer.sample = sample_and_resolve  # type: ignore[method-assign]
-    stack_name = f"{result.stack}-{result.scenario}"
-    engine_stack = EngineStack(engine, run_dir / stack_name, stack_name, kubeconfig, python_bin)
-    engine_stack.init()
-
-    def apply(section: dict[str, dict[str, Any]], step: str) -> None:
-        seconds = engine_stack.up(rehearsal_config(stack, context or "", section), step)
-        observer.note("pulumi", "up", f"{step} in {seconds:.1f}s")
-
-    ctx = Context(settings, observer, apply, nodes.set, run_times.__setitem__, stack_workloads(stack))
-    try:
-        SCENARIOS[result.scenario](ctx)
-    except NotApplicable as why:
-        result.applicable = False
-        result.notes.append(f"not applicable to this stack: {why}")
-    finally:
-        seconds = engine_stack.destroy()
-        observer.note("pulumi", "destroy", f"in {seconds:.1f}s")
-        left = leftovers(kube, namespaces) + engine_stack.resources_left()
-        if left:
-            observer.verdicts["destroy-leaves-nothing"].breach("left behind: " + ", ".join(left))
-        observer.note("rehearsal", "destroyed", "nothing left behind" if not left else f"{len(left)} left")
-    result.events = observer.events
-    result.invariants = observer.verdict_list() + ctx.checks
-    result.notes += ctx.notes
-    result.seconds = time.monotonic() - t0

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from aksray.rehearse import objects as o
 from aksray.rehearse.observe import Observer, Sample, Verdict
-from manifests.capacity import GPU_RESOURCE, effective_limit, effective_quota
-from manifests.pools import CPU_POOL_NAME
+from catalog.quantities import GPU_RESOURCE
+from manifests.capacity import effective_limit, effective_quota
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
-    from components.settings import Settings, TeamSettings
+    from settings.model import Settings, TeamSettings
 
 TRAINING: Final = "qwen-lora"
 ENDPOINT: Final = "llm-serve"
@@ -31,7 +31,7 @@ LONG_RUN_S: Final = 3600.0
 NODES_LATE_S: Final = 15.0
 
 
-class NotApplicable(Exception):
+class NotApplicableError(Exception):
     """The stack cannot show this scenario; the message says why."""
 
 
@@ -137,21 +137,29 @@ def submit_all(ctx: Context) -> None:
                 ctx.set_run_time(name, SHORT_RUN_S)
         section[name] = entry
     if not enabled:
-        raise NotApplicable("the stack enables no workload")
+        raise NotApplicableError("the stack enables no workload")
     ctx.apply(section, "submit-all")
     jobs = [n for n in enabled if WORKLOADS[n].kind == "RayJob"]
     services = [n for n in enabled if WORKLOADS[n].kind == "RayService"]
     done = ctx.wait(
         "every job to finish and the endpoint to run",
-        lambda s: all(finished(n)(s) for n in jobs)
-        and all(running(n, pod_count(ctx.settings, n))(s) for n in services),
+        lambda s: (
+            all(finished(n)(s) for n in jobs)
+            and all(running(n, pod_count(ctx.settings, n))(s) for n in services)
+        ),
         timeout=420,
     )
     sample = ctx.observer.last
     for name in jobs:
-        ctx.expect(f"{name} finished", bool(sample and finished(name)(sample)), "not finished in time")
+        ctx.expect(
+            f"{name} finished", bool(sample and finished(name)(sample)), "not finished in time"
+        )
     for name in services:
-        ctx.expect(f"{name} running", bool(sample and running(name, pod_count(ctx.settings, name))(sample)), "endpoint not running")
+        ctx.expect(
+            f"{name} running",
+            bool(sample and running(name, pod_count(ctx.settings, name))(sample)),
+            "endpoint not running",
+        )
     if not done:
         ctx.notes.append("not every workload reached its end state in time")
 
@@ -165,7 +173,7 @@ def inference_preempts_training(ctx: Context) -> None:
     team = ctx.settings.scheduling.team(team_name)
     flavors = gpu_flavors(ctx.settings, team)
     if not flavors:
-        raise NotApplicable(f"team {team_name} has no GPU quota")
+        raise NotApplicableError(f"team {team_name} has no GPU quota")
     flavor = flavors[0]
     quota = effective_quota(team, flavor, ctx.settings).gpu
     borrow = effective_limit(team, flavor, "borrowingLimit", ctx.settings)[GPU_RESOURCE]
@@ -182,7 +190,9 @@ def inference_preempts_training(ctx: Context) -> None:
     if not ctx.wait(f"{TRAINING} to run ({workers} GPUs on {flavor})", running(TRAINING, gang)):
         ctx.expect("training runs first", False, f"{TRAINING} never ran with {workers} workers")
         return
-    section[ENDPOINT] = job(ctx.stack_workloads, ENDPOINT, enabled=True, team=team_name, priority="inference")
+    section[ENDPOINT] = job(
+        ctx.stack_workloads, ENDPOINT, enabled=True, team=team_name, priority="inference"
+    )
     ctx.apply(section, "endpoint")
     endpoint_pods = pod_count(ctx.settings, ENDPOINT)
     got = ctx.wait(f"{ENDPOINT} to run", running(ENDPOINT, endpoint_pods))
@@ -192,9 +202,19 @@ def inference_preempts_training(ctx: Context) -> None:
     if evictions:
         sample = ctx.observer.last
         gone = sample is not None and not bound_pods(sample, TRAINING)
-        ctx.expect("training stopped as a whole by Kueue", gone, f"{TRAINING} pods still bound after eviction")
-        ctx.expect("training evicted for priority", any("Preempted" in e for e in evictions), "; ".join(evictions))
-        requeued = ctx.wait(f"{TRAINING} to wait in its queue again", lambda s: not admitted(TRAINING)(s), 60)
+        ctx.expect(
+            "training stopped as a whole by Kueue",
+            gone,
+            f"{TRAINING} pods still bound after eviction",
+        )
+        ctx.expect(
+            "training evicted for priority",
+            any("Preempted" in e for e in evictions),
+            "; ".join(evictions),
+        )
+        requeued = ctx.wait(
+            f"{TRAINING} to wait in its queue again", lambda s: not admitted(TRAINING)(s), 60
+        )
         ctx.expect("training requeues", requeued, f"{TRAINING} still admitted")
     elif free_elsewhere:
         ctx.notes.append(
@@ -208,7 +228,9 @@ def inference_preempts_training(ctx: Context) -> None:
     ctx.apply(section, "endpoint-off")
     if evictions:
         back = ctx.wait(f"{TRAINING} to run again", running(TRAINING, gang), 240)
-        ctx.expect("training runs again once the endpoint is gone", back, f"{TRAINING} not re-admitted")
+        ctx.expect(
+            "training runs again once the endpoint is gone", back, f"{TRAINING} not re-admitted"
+        )
 
 
 def lendable(settings: Settings, owner: TeamSettings, flavor: str) -> int:
@@ -220,11 +242,17 @@ def lendable(settings: Settings, owner: TeamSettings, flavor: str) -> int:
     return nominal if limit is None else min(limit, nominal)
 
 
-def admissible_gpus(settings: Settings, team: TeamSettings, flavor: str, cohort: list[TeamSettings]) -> int:
+def admissible_gpus(
+    settings: Settings, team: TeamSettings, flavor: str, cohort: list[TeamSettings]
+) -> int:
     """The largest one-flavor gang the team can be admitted with: its quota plus what it may
     borrow from the others of its cohort, within the pool."""
     mine = effective_quota(team, flavor, settings).gpu if flavor in team.quota else 0
-    limit = effective_limit(team, flavor, "borrowingLimit", settings)[GPU_RESOURCE] if flavor in team.quota else 0
+    limit = (
+        effective_limit(team, flavor, "borrowingLimit", settings)[GPU_RESOURCE]
+        if flavor in team.quota
+        else 0
+    )
     others = sum(lendable(settings, t, flavor) for t in cohort if t is not team)
     borrow = others if limit is None else min(limit, others)
     return min(mine + borrow, pool_gpus(settings, flavor))
@@ -250,14 +278,22 @@ def lending_pair(settings: Settings) -> Lending | None:
                 if owner is borrower:
                     continue
                 for flavor in gpu_flavors(settings, owner):
-                    mine = effective_quota(borrower, flavor, settings).gpu if flavor in borrower.quota else 0
+                    mine = (
+                        effective_quota(borrower, flavor, settings).gpu
+                        if flavor in borrower.quota
+                        else 0
+                    )
                     gang = admissible_gpus(settings, borrower, flavor, cohort)
-                    earlier = [p.name for p in settings.cluster.gpu_pools][: [p.name for p in settings.cluster.gpu_pools].index(flavor)]
+                    earlier = [p.name for p in settings.cluster.gpu_pools][
+                        : [p.name for p in settings.cluster.gpu_pools].index(flavor)
+                    ]
                     if gang <= mine or lendable(settings, owner, flavor) == 0:
                         continue
                     if any(admissible_gpus(settings, borrower, f, cohort) >= gang for f in earlier):
                         continue  # the gang would land on an earlier flavor
-                    kept = effective_quota(owner, flavor, settings).gpu - lendable(settings, owner, flavor)
+                    kept = effective_quota(owner, flavor, settings).gpu - lendable(
+                        settings, owner, flavor
+                    )
                     candidate = Lending(borrower, owner, flavor, gang, reclaim_expected=kept < 1)
                     if candidate.reclaim_expected:
                         return candidate
@@ -270,7 +306,7 @@ def borrow_and_reclaim(ctx: Context) -> None:
     back, reclaiming from the borrower when the owner lent all it had."""
     lending = lending_pair(ctx.settings)
     if lending is None:
-        raise NotApplicable("no two teams of one cohort where one can borrow the other's GPUs")
+        raise NotApplicableError("no two teams of one cohort where one can borrow the other's GPUs")
     borrower, owner, flavor, gang = lending.borrower, lending.owner, lending.flavor, lending.gang
     section = all_off(ctx.stack_workloads)
     section[TRAINING] = job(
@@ -280,15 +316,28 @@ def borrow_and_reclaim(ctx: Context) -> None:
     ctx.set_run_time(TRAINING, LONG_RUN_S)
     ctx.apply(section, "borrow")
     pods = pod_count(ctx.settings, TRAINING, gang)
-    borrowed = ctx.wait(f"{TRAINING} of {borrower.name} to run on {gang} GPUs of {flavor}", running(TRAINING, pods))
-    ctx.expect(f"{borrower.name} borrows {owner.name}'s idle GPUs", borrowed, f"{TRAINING} never ran")
+    borrowed = ctx.wait(
+        f"{TRAINING} of {borrower.name} to run on {gang} GPUs of {flavor}", running(TRAINING, pods)
+    )
+    ctx.expect(
+        f"{borrower.name} borrows {owner.name}'s idle GPUs", borrowed, f"{TRAINING} never ran"
+    )
     if not borrowed:
         return
     small = SMALL_JOBS[0]
-    section[small] = job(ctx.stack_workloads, small, enabled=True, team=owner.name, priority="train", run="rehearse-1")
+    section[small] = job(
+        ctx.stack_workloads,
+        small,
+        enabled=True,
+        team=owner.name,
+        priority="train",
+        run="rehearse-1",
+    )
     ctx.set_run_time(small, SHORT_RUN_S)
     ctx.apply(section, "owner-submits")
-    got = ctx.wait(f"{small} of {owner.name} to run", running(small, pod_count(ctx.settings, small)))
+    got = ctx.wait(
+        f"{small} of {owner.name} to run", running(small, pod_count(ctx.settings, small))
+    )
     ctx.expect(f"{owner.name} gets its quota back", got, f"{small} never ran")
     evictions = ever_evicted(ctx.observer, TRAINING)
     if lending.reclaim_expected:
@@ -317,8 +366,13 @@ def nodes_arrive_late(ctx: Context) -> None:
             ctx.set_run_time(name, SHORT_RUN_S)
         section[name] = entry
     jobs = [n for n, e in section.items() if e.get("run")]
-    if not jobs:
-        raise NotApplicable("the stack enables no RayJob")
+    if not jobs:  # a stack that enables no job: its first GPU team trains
+        team = first_gpu_team(ctx)
+        section[TRAINING] = job(
+            ctx.stack_workloads, TRAINING, enabled=True, team=team.name, run="rehearse-1"
+        )
+        ctx.set_run_time(TRAINING, SHORT_RUN_S)
+        jobs = [TRAINING]
     ctx.apply(section, "submit")
     ctx.observer.hold(NODES_LATE_S)
     for pool in ctx.settings.cluster.gpu_pools:
@@ -329,20 +383,36 @@ def nodes_arrive_late(ctx: Context) -> None:
     evicted = [e.line() for e in ctx.observer.events if e.what == "evicted"]
     ctx.expect("nothing admitted is evicted while nodes come", not evicted, "; ".join(evicted))
     for name in jobs:
-        ctx.expect(f"{name} finished", bool(ctx.observer.last and finished(name)(ctx.observer.last)), "not finished")
+        ctx.expect(
+            f"{name} finished",
+            bool(ctx.observer.last and finished(name)(ctx.observer.last)),
+            "not finished",
+        )
+
+
+def first_gpu_team(ctx: Context) -> TeamSettings:
+    """The training job's team when the stack names one, else the first team with GPU quota."""
+    named = (ctx.stack_workloads.get(TRAINING) or {}).get("team")
+    if named:
+        return ctx.settings.scheduling.team(named)
+    for team in ctx.settings.scheduling.teams:
+        if gpu_flavors(ctx.settings, team):
+            return team
+    raise NotApplicableError("no team has GPU quota")
 
 
 def no_capacity(ctx: Context) -> None:
     """A GPU pool whose nodes never come (no Azure VM quota): the job must not hold quota."""
-    team_name = (ctx.stack_workloads.get(TRAINING) or {}).get("team") or ctx.settings.scheduling.teams[0].name
-    team = ctx.settings.scheduling.team(team_name)
-    flavors = gpu_flavors(ctx.settings, team)
-    if not flavors:
-        raise NotApplicable(f"team {team_name} has no GPU quota")
+    team = first_gpu_team(ctx)
+    team_name = team.name
+    if not gpu_flavors(ctx.settings, team):
+        raise NotApplicableError(f"team {team_name} has no GPU quota")
     for pool in ctx.settings.cluster.gpu_pools:
         ctx.set_nodes(pool.name, 0)
     section = all_off(ctx.stack_workloads)
-    section[TRAINING] = job(ctx.stack_workloads, TRAINING, enabled=True, team=team_name, run="rehearse-1")
+    section[TRAINING] = job(
+        ctx.stack_workloads, TRAINING, enabled=True, team=team_name, run="rehearse-1"
+    )
     ctx.apply(section, "submit")
     ctx.wait(f"{TRAINING} to be admitted", admitted(TRAINING), 120)
     released = ctx.wait(
@@ -350,7 +420,9 @@ def no_capacity(ctx: Context) -> None:
         lambda s: bool(workloads_of(s, TRAINING)) and not admitted(TRAINING)(s),
         timeout=300,
     )
-    ctx.expect("a job on nodes that never come does not hold quota", released, f"{TRAINING} kept its quota")
+    ctx.expect(
+        "a job on nodes that never come does not hold quota", released, f"{TRAINING} kept its quota"
+    )
 
 
 SCENARIOS: Final[dict[str, Callable[[Context], None]]] = {
@@ -360,5 +432,3 @@ SCENARIOS: Final[dict[str, Callable[[Context], None]]] = {
     "nodes-arrive-late": nodes_arrive_late,
     "no-capacity": no_capacity,
 }
-
-__all__ = ["CPU_POOL_NAME", "SCENARIOS", "Context", "NotApplicable"]

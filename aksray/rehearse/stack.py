@@ -15,7 +15,8 @@ from typing import Any, Final
 
 import yaml
 
-from aksray.stackfile import PROJECT, StackYamlLoader
+from aksray.stackfile import StackYamlLoader
+from catalog.project import PROJECT
 
 REHEARSAL_ACCOUNT: Final = "aksrayrehearsal"
 KEPT_CLUSTER_KEYS: Final = ("gpuDriver", "systemPool", "cpuPool", "gpuPools")
@@ -39,17 +40,15 @@ def rehearsal_config(
     cluster = dict(stack.get("cluster") or {})
     derived_cluster = {k: cluster[k] for k in KEPT_CLUSTER_KEYS if k in cluster}
     derived_cluster.update({"mode": "existing", "kubeconfigContext": context})
+    # Every rehearsal gets a stand-in account, so any workload a scenario starts is admissible;
+    # nothing on the rig ever calls it.
     storage = dict(stack.get("storage") or {})
-    derived_storage: dict[str, Any] = {"enabled": False}
-    if storage.get("enabled", True) is not False and (stack.get("cluster") or {}).get("mode", "aks") == "aks":
-        derived_storage = {
-            "enabled": True,
-            "existingAccount": REHEARSAL_ACCOUNT,
-            **({"containers": storage["containers"]} if "containers" in storage else {}),
-        }
-    elif storage.get("enabled") is True:
-        derived_storage = {k: v for k, v in storage.items() if k != "protect"}
-    operators = {k: v for k, v in (stack.get("operators") or {}).items() if k not in ("install", "metrics")}
+    derived_storage: dict[str, Any] = {"enabled": True, "existingAccount": REHEARSAL_ACCOUNT}
+    if "containers" in storage:
+        derived_storage["containers"] = storage["containers"]
+    operators = {
+        k: v for k, v in (stack.get("operators") or {}).items() if k not in ("install", "metrics")
+    }
     operators["install"] = False
     config: dict[str, Any] = {
         "cluster": derived_cluster,

@@ -34,7 +34,7 @@ ENGINE_BINARIES: Final = (
 )
 
 
-class ToolchainMissing(Exception):
+class ToolchainMissingError(Exception):
     """A binary the rehearsal needs is not built; the message says how to build it."""
 
 
@@ -87,14 +87,14 @@ class RigToolchain:
             "kwok": v["KWOK_VERSION"],
             "kueue": v["KUEUE_VERSION"],
             "kuberay-operator": v["KUBERAY_VERSION"],
-            "kai-scheduler": "not run (no source is served here; kube-scheduler binds in its place)",
+            "kai-scheduler": "not run (no source served here; kube-scheduler binds instead)",
         }
 
 
 def rig_toolchain() -> RigToolchain:
     """The rig cache named by `scripts/rig/build.sh --print-dir`, checked to be complete."""
     versions = read_env_file(RIG_SCRIPTS / "versions.env")
-    out = subprocess.run(
+    out = subprocess.run(  # noqa: S603 - our own build script
         [str(RIG_SCRIPTS / "build.sh"), "--print-dir"],
         check=True,
         capture_output=True,
@@ -105,7 +105,7 @@ def rig_toolchain() -> RigToolchain:
     if not tools.kueue_webhooks.is_file() or not tools.kwok_stages.is_file():
         missing.append("data files")
     if missing:
-        raise ToolchainMissing(
+        raise ToolchainMissingError(
             f"the rehearsal rig is not built (missing in {tools.root}: {', '.join(missing)}); "
             "run `make rig` once (about 20-40 minutes on 2 cores, then cached)"
         )
@@ -122,7 +122,7 @@ class EngineToolchain:
 
 def engine_toolchain() -> EngineToolchain:
     versions = read_env_file(ENGINE_SCRIPTS / "versions.env")
-    out = subprocess.run(
+    out = subprocess.run(  # noqa: S603 - our own build script
         [str(ENGINE_SCRIPTS / "bootstrap.sh"), "--print-bin-dir"],
         check=True,
         capture_output=True,
@@ -131,7 +131,7 @@ def engine_toolchain() -> EngineToolchain:
     bin_dir = Path(out.stdout.strip())
     missing = [name for name in ENGINE_BINARIES if not os.access(bin_dir / name, os.X_OK)]
     if missing:
-        raise ToolchainMissing(
+        raise ToolchainMissingError(
             f"the Pulumi engine is not built (missing in {bin_dir}: {', '.join(missing)}); "
             "run `make engine` once (about 30 minutes on 2 cores, then cached)"
         )
