@@ -122,3 +122,52 @@ def test_a_job_on_nodes_that_never_come_gives_its_quota_back(stack: str) -> None
     evicted = events(result, "qwen-lora", "evicted")
     assert evicted and "PodsReadyTimeout" in evicted[0]["detail"]
     assert events(result, "qwen-lora", "pending") or events(result, "qwen-lora", "requeued")
+
+
+@pytest.fixture(scope="module")
+def own_cluster() -> Any:
+    """A rig started apart from the rehearsal, standing in for a cluster the user runs."""
+    from aksray.rehearse.bringup import start_rig
+    from aksray.rehearse.controlplane import remove_run_data, rig_run_dir
+    from aksray.rehearse.toolchain import rig_toolchain
+
+    run_dir = rig_run_dir()
+    plane = start_rig(rig_toolchain(), run_dir)
+    yield plane
+    plane.stop()
+    remove_run_data(run_dir)
+
+
+def rehearse_on(cluster: Any, stack: str, scenario: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "aksray.rehearse", "rehearse", "--config", str(STACKS[stack]),
+         "--scenario", scenario, "--kubeconfig", str(cluster.kubeconfig), "--json"],
+        cwd=ROOT, capture_output=True, text=True, timeout=1200, check=False,
+    )  # fmt: skip
+
+
+def test_a_cluster_of_your_own_plays_the_same_scenario_and_is_left_as_found(
+    own_cluster: Any,
+) -> None:
+    before = {n["metadata"]["name"] for n in own_cluster.kube.items("/api/v1/nodes")}
+    done = rehearse_on(own_cluster, "kai-demo", "inference-preempts-training")
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert broken(result) == []
+    assert events(result, "qwen-lora", "preempted")
+    assert "kubernetes" in result["controllers"]
+    # Its kwok nodes and every object it applied are gone again.
+    assert {n["metadata"]["name"] for n in own_cluster.kube.items("/api/v1/nodes")} == before
+    assert own_cluster.kube.get_or_none("/api/v1/namespaces/team-a") is None
+
+
+def test_a_cluster_that_already_has_the_stacks_objects_is_refused(own_cluster: Any) -> None:
+    namespace = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}}
+    own_cluster.kube.create("/api/v1/namespaces", namespace)
+    try:
+        done = rehearse_on(own_cluster, "kai-demo", "submit-all")
+        assert done.returncode == 1
+        assert "already has 1 object(s) of this stack (Namespace team-a)" in done.stderr
+        assert "Traceback" not in done.stderr
+    finally:
+        own_cluster.kube.delete("/api/v1/namespaces/team-a")

@@ -284,3 +284,35 @@ def test_federated_credentials_wait_for_the_cluster_issuer_only(stack: str) -> N
         assert credential.property_dependencies["issuer"] == (cluster.urn,)
         reached = transitive_dependencies(result, credential) & _cluster_side(result)
         assert reached == {cluster.urn, cluster_group.urn}
+
+
+# ---------------------------------------------------------------------------------------------
+# An existing cluster with an existing account
+# ---------------------------------------------------------------------------------------------
+
+
+def _existing_with_account(config: Config) -> None:
+    config[P + "cluster"] = {
+        "mode": "existing",
+        "kubeconfigContext": "kind-dev",
+        "cpuPool": config[P + "cluster"]["cpuPool"],
+        "gpuPools": config[P + "cluster"]["gpuPools"],
+    }
+    config[P + "storage"] = {"enabled": True, "existingAccount": "teamdata01"}
+    config[P + "operators"] = {"install": False}
+    config[P + "workloads"]["qwen-lora"]["run"] = "1"
+    config.pop(P + "location", None)
+
+
+def test_an_existing_account_is_used_as_it_is_and_nothing_azure_is_created(tmp_path: Path) -> None:
+    result = run_program(write_stack(tmp_path, mutated("dev", _existing_with_account)))
+    assert result.ok, result.problems
+    assert [r.type for r in result.resources if r.type.startswith("azure-native:")] == []
+    assert result.by_type(IDENTITY) == []
+    job = next(r for r in result.by_type("kubernetes:ray.io/v1:RayJob"))
+    head = job.inputs["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+    env = {e["name"]: e.get("value") for e in head["containers"][0]["env"]}
+    assert env["AZURE_STORAGE_ACCOUNT"] == "teamdata01"
+    # Its access is the cluster owner's: no workload identity is wired by this stack.
+    account = one(result, SERVICE_ACCOUNT, "aksray-teams-team-a-ray")
+    assert account.inputs["metadata"]["annotations"] == {}

@@ -208,3 +208,30 @@ class Kube:
             if error.status == 404:
                 return None
             raise
+
+
+class Discovery:
+    """API discovery, cached per group-version: the path of any kind the server serves."""
+
+    def __init__(self, kube: Kube) -> None:
+        self.kube = kube
+        self._resources: dict[str, dict[str, tuple[str, bool]]] = {}
+
+    def resources(self, api_version: str) -> dict[str, tuple[str, bool]]:
+        """kind -> (plural, namespaced) of one group-version ({} when not served)."""
+        if api_version not in self._resources:
+            listing = self.kube.get_or_none(api_prefix(api_version)) or {}
+            self._resources[api_version] = {
+                r["kind"]: (r["name"], bool(r.get("namespaced")))
+                for r in listing.get("resources") or []
+                if "/" not in r["name"]  # subresources (status, scale) are not objects
+            }
+        return self._resources[api_version]
+
+    def path(self, api_version: str, kind: str, name: str, namespace: str | None) -> str | None:
+        found = self.resources(api_version).get(kind)
+        if found is None:
+            return None
+        plural, namespaced = found
+        scope = f"/namespaces/{namespace}" if namespaced and namespace else ""
+        return f"{api_prefix(api_version)}{scope}/{plural}/{name}"

@@ -131,6 +131,17 @@ class Supervisor:
                 raise RigError(f"timed out after {timeout:.0f}s waiting for {what}{last}")
             time.sleep(interval)
 
+    def peak_memory_mib(self) -> int:
+        """The rig's peak resident memory so far: every process's high-water mark, summed."""
+        total_kib = 0
+        for process in self.processes:
+            with contextlib.suppress(OSError):
+                status = Path(f"/proc/{process.popen.pid}/status").read_text(encoding="utf-8")
+                for line in status.splitlines():
+                    if line.startswith("VmHWM:"):
+                        total_kib += int(line.split()[1])
+        return total_kib // 1024
+
     def stop_all(self, grace: float = 10.0) -> list[str]:
         """Stop every started process; return the names of any that had to be killed."""
         killed: list[str] = []

@@ -23,10 +23,11 @@ from aksray.rehearse.controlplane import (
 )
 from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.engine import EngineStack
-from aksray.rehearse.kube import Kube, credentials_from_kubeconfig
+from aksray.rehearse.kube import Discovery, Kube, credentials_from_kubeconfig
 from aksray.rehearse.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
 from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
 from aksray.rehearse.operators import pods_ready_note
+from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.scenarios import SCENARIOS, Context, NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
 from aksray.rehearse.toolchain import EngineToolchain, engine_toolchain, rig_toolchain
@@ -34,6 +35,7 @@ from manifests.helm_values import kueue_manager_config
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
+    from aksray.runner import RunResult
     from settings.model import Settings
 
 KAI_NOTE = (
@@ -77,8 +79,8 @@ class ScenarioResult:
         }
 
 
-def validate(stack: dict[str, Any], run_dir: Path, name: str) -> Settings:
-    """Run the program offline on the rehearsal stack: its Settings, or every problem."""
+def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
+    """Run the program offline on the rehearsal stack: what it registers, or every problem."""
     from aksray.runner import run_program
 
     path = run_dir / f"Pulumi.{name}.yaml"
@@ -87,8 +89,34 @@ def validate(stack: dict[str, Any], run_dir: Path, name: str) -> Settings:
     result = run_program(path, stack=name)
     if result.problems:
         raise InvalidConfigError([f"error: {p}" for p in result.problems])
-    settings: Settings = result.settings
-    return settings
+    return result
+
+
+def kubernetes_objects(result: RunResult) -> list[tuple[str, str, str, str | None]]:
+    """(apiVersion, kind, name, namespace) of every Kubernetes object the stack registers."""
+    found = []
+    for resource in result.resources:
+        if not resource.type.startswith("kubernetes:") or resource.type.startswith(
+            ("kubernetes:helm.sh/", "pulumi:providers:")
+        ):
+            continue
+        meta = resource.inputs.get("metadata") or {}
+        api_version, kind = resource.inputs.get("apiVersion"), resource.inputs.get("kind")
+        if isinstance(api_version, str) and isinstance(kind, str) and meta.get("name"):
+            found.append((api_version, kind, str(meta["name"]), meta.get("namespace")))
+    return found
+
+
+def already_there(kube: Kube, result: RunResult) -> list[str]:
+    """Objects of the stack a cluster already has: a rehearsal must never adopt (and then
+    destroy) what it did not create."""
+    discovery = Discovery(kube)
+    taken = []
+    for api_version, kind, name, namespace in kubernetes_objects(result):
+        path = discovery.path(api_version, kind, name, namespace)
+        if path is not None and kube.get_or_none(path) is not None:
+            taken.append(f"{kind} {namespace + '/' if namespace else ''}{name}")
+    return taken
 
 
 @dataclass
@@ -158,6 +186,7 @@ class Target:
     controllers: dict[str, str]
     hosts: HeadHosts | None = None
     dashboard: DashboardState | None = None
+    supervisor: Supervisor | None = None
     notes: list[str] = field(default_factory=list)
 
 
@@ -165,11 +194,18 @@ class Target:
 def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
     if kubeconfig is not None:
         config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
+        kube = Kube(credentials_from_kubeconfig(kubeconfig))
+        version = (kube.get_or_none("/version") or {}).get("gitVersion", "unknown")
         yield Target(
-            Kube(credentials_from_kubeconfig(kubeconfig)),
+            kube,
             kubeconfig,
             str(config.get("current-context", "")),
-            {"cluster": f"the current context of {kubeconfig}"},
+            {"kubernetes": str(version), "cluster": f"the current context of {kubeconfig}"},
+            notes=[
+                "a cluster of your own: no stand-in Ray dashboard, so a RayJob stays Running "
+                "until KubeRay's status-check timeout fails it; admission, preemption and "
+                "binding are the cluster's own controllers'"
+            ],
         )
         return
     tools = rig_toolchain()
@@ -189,6 +225,7 @@ def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
             tools.controller_versions(),
             HeadHosts(plane.kuberay_etc, DASHBOARD_ADDRESS, CLUSTER_DOMAIN),
             state,
+            plane.supervisor,
             notes,
         )
     finally:
@@ -261,6 +298,9 @@ class Rehearsal:
         result.invariants = observer.verdict_list() + ctx.checks
         result.notes += ctx.notes
         result.seconds = time.monotonic() - t0
+        if self.target.supervisor is not None:
+            peak = self.target.supervisor.peak_memory_mib()
+            result.notes.append(f"rig processes' peak memory so far: {peak} MiB")
         return result
 
     def _tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
@@ -279,8 +319,19 @@ def rehearse(
     engine = engine_toolchain()
     stack = read_stack_file(stack_file)
     run_dir = rig_run_dir()
-    settings = validate(stack, run_dir, f"rehearse-{stack_name}")
+    planned = validate(stack, run_dir, f"rehearse-{stack_name}")
+    settings: Settings = planned.settings
     with target(kubeconfig, run_dir) as where:
+        taken = already_there(where.kube, planned)
+        if taken:
+            shown = ", ".join(taken[:3]) + (", ..." if len(taken) > 3 else "")
+            raise InvalidConfigError(
+                [
+                    f"error: --kubeconfig {kubeconfig}: the cluster already has {len(taken)} "
+                    f"object(s) of this stack ({shown}); rehearse on a cluster without them "
+                    "(a rehearsal deletes what it applied)"
+                ]
+            )
         rehearsal = Rehearsal(stack_name, stack, settings, where, engine, run_dir)
         if where.dashboard is not None:
             where.dashboard.timing = job_timing(rehearsal.run_times)
