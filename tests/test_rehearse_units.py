@@ -254,3 +254,14 @@ status:
     assert adm.usage[("cpu", "cpu")] == 2000
     assert o.is_admitted(workload)
     assert o.owner(workload) == ("RayJob", "qwen-lora-x")
+
+
+def test_the_timeline_says_where_the_workers_and_the_head_were_admitted() -> None:
+    from aksray.rehearse.observe import TimelineEvent, admitted_detail
+
+    adm = o.Admission("team-a", {"head": "cpu", "gpu": "a100"}, {})
+    event = TimelineEvent(12.34, "qwen-lora", "admitted", admitted_detail(adm))
+    assert event.line() == "t=+12.3s qwen-lora admitted on a100 (team-a; head on cpu)"
+    long = TimelineEvent(1.0, "x", "evicted", "y" * 500)
+    assert len(long.line(width=50)) < 80
+    assert long.as_json()["detail"] == "y" * 500

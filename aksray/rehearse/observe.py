@@ -207,10 +207,7 @@ class Observer:
             cond.get("message", ""),
         )
         if kind == "Admitted" and status == "True":
-            adm = o.admission(wl)
-            flavors = ", ".join(f"{ps} on {f}" for ps, f in adm.flavors.items()) if adm else "?"
-            queue = adm.cluster_queue if adm else "?"
-            self.note(name, "admitted", f"by {queue}: {flavors}")
+            self.note(name, "admitted", admitted_detail(o.admission(wl)))
         elif kind == "QuotaReserved" and status == "False" and reason == "Pending":
             self.note(name, "pending", message)
         elif kind == "Evicted" and status == "True":
@@ -371,6 +368,17 @@ class Observer:
 
     def verdict_list(self) -> list[Verdict]:
         return list(self.verdicts.values())
+
+
+def admitted_detail(adm: o.Admission | None) -> str:
+    """`on a100 (team-a; head on cpu)`: the workers' flavors first, then where the head went."""
+    if adm is None:
+        return "(no admission recorded)"
+    workers = sorted({f for ps, f in adm.flavors.items() if ps != "head"})
+    head = adm.flavors.get("head")
+    where = ", ".join(workers) or (head or "?")
+    extra = f"; head on {head}" if head and workers else ""
+    return f"on {where} ({adm.cluster_queue}{extra})"
 
 
 def namespaces_of(teams: Iterable[str]) -> tuple[str, ...]:
