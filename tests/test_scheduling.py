@@ -20,6 +20,7 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from aksray.admission import (
     IN_CLUSTER_QUEUE,
+    IN_COHORT_RECLAIM_WHILE_BORROWING,
     IN_COHORT_RECLAMATION,
     Inadmissible,
     Running,
@@ -592,6 +593,55 @@ def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_rec
     subject = plan(result)
     assert subject.registered.kai_actions == ("allocate",)
     assert run_checks(subject).errors == []
+
+
+def _queue(name: str, cohort: str | None, **preemption: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"preemption": preemption}
+    if cohort:
+        spec["cohortName"] = cohort
+    return {"metadata": {"name": name}, "spec": spec}
+
+
+def test_kueue_classic_preemption_by_policy() -> None:
+    """preemption_reason follows Kueue v0.19.2's classification of a candidate victim."""
+    within = _queue("a", "c", withinClusterQueue="LowerPriority")
+    assert preemption_reason(within, 125, Running("a", "c", 50), fits_nominal=False) == (
+        IN_CLUSTER_QUEUE
+    )
+    assert preemption_reason(within, 50, Running("a", "c", 50), fits_nominal=False) is None
+    newer = _queue("a", "c", withinClusterQueue="LowerOrNewerEqualPriority")
+    assert preemption_reason(newer, 50, Running("a", "c", 50), fits_nominal=False) is None
+    never = _queue("a", "c", withinClusterQueue="Never", reclaimWithinCohort="Never")
+    assert preemption_reason(never, 125, Running("a", "c", 50), fits_nominal=False) is None
+    assert preemption_reason(never, 125, Running("b", "c", 50, True), fits_nominal=True) is None
+    # another queue of the cohort: only while it borrows, and never from another cohort
+    lower = _queue("a", "c", reclaimWithinCohort="LowerPriority")
+    assert preemption_reason(lower, 125, Running("b", "c", 50, True), fits_nominal=True) == (
+        IN_COHORT_RECLAMATION
+    )
+    assert preemption_reason(lower, 50, Running("b", "c", 50, True), fits_nominal=True) is None
+    assert preemption_reason(lower, 125, Running("b", "x", 50, True), fits_nominal=True) is None
+    assert (
+        preemption_reason(
+            _queue("a", None, reclaimWithinCohort="Any"),
+            125,
+            Running("b", None, 50, True),
+            fits_nominal=True,
+        )
+        is None
+    )
+    # while the preemptor itself borrows: only with borrowWithinCohort LowerPriority
+    borrow = _queue(
+        "a",
+        "c",
+        reclaimWithinCohort="Any",
+        borrowWithinCohort={"policy": "LowerPriority", "maxPriorityThreshold": 75},
+    )
+    assert preemption_reason(borrow, 125, Running("b", "c", 50, True), fits_nominal=False) == (
+        IN_COHORT_RECLAIM_WHILE_BORROWING
+    )
+    assert preemption_reason(borrow, 125, Running("b", "c", 100, True), fits_nominal=False) is None
+    assert preemption_reason(borrow, 50, Running("b", "c", 50, True), fits_nominal=False) is None
 
 
 # --------------------------------------------------------------------------------------------
