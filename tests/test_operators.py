@@ -402,7 +402,7 @@ def test_the_default_shard_the_chart_renders_from_our_values_is_valid(sharing: b
     assert (defaults["scheduler"]["actions"], defaults["defaultShard"]) == ({}, {"enabled": True})
     ours = kai_scheduler_values("operator", gpu_sharing=sharing)
     strategy = ours["scheduler"]["placementStrategy"]
-    shard = {
+    shard: dict[str, Any] = {
         "apiVersion": "kai.scheduler/v1",
         "kind": "SchedulingShard",
         "metadata": {"name": "default"},
