@@ -115,13 +115,22 @@ def kai_queues(plan: Plan) -> list[dict[str, Any]]:
         {
             "queue": name,
             "parent": parent_queue(queue),
-            **{
-                key: {resource: kai_amount(queue, resource, key) for resource in KAI_RESOURCES}
-                for key in ("quota", "limit")
-            },
+            **{key: _kai_amounts(queue, key) for key in ("quota", "limit")},
         }
         for name, queue in plan.registered.kai_queues.items()
     ]
+
+
+def _kai_amounts(queue: Mapping[str, Any], key: str) -> dict[str, int | None]:
+    """A KAI queue's quota or limit per resource; None where it is missing (the KAI check
+    reports it: KAI reads a missing limit as 0)."""
+    resources = queue["spec"].get("resources") or {}
+    return {
+        resource: kai_amount(queue, resource, key)
+        if key in (resources.get(resource) or {})
+        else None
+        for resource in KAI_RESOURCES
+    }
 
 
 def _pod_set(pod_set: PodSetPlan, plan: Plan) -> dict[str, Any]:
@@ -203,11 +212,13 @@ def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
     )
 
 
-def _kai(values: Mapping[str, int]) -> str:
+def _kai(values: Mapping[str, int | None]) -> str:
     """`unlimited`, or `gpu / cpu millicores / memory MB` where any is not -1."""
     if all(values[name] == UNLIMITED for name in KAI_RESOURCES):
         return "unlimited"
-    return " / ".join(str(values[name]) for name in ("gpu", "cpu", "memory"))
+    return " / ".join(
+        NONE if values[n] is None else str(values[n]) for n in ("gpu", "cpu", "memory")
+    )
 
 
 def summary_lines(data: Mapping[str, Any]) -> list[str]:

@@ -30,7 +30,7 @@ from aksray.graph import (
     critical_path,
 )
 from aksray.model import HELM_RELEASE, Plan, plan, pods_per_node, registered
-from aksray.report import summary
+from aksray.report import kai_queues_table, summary
 from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult
 from settings.errors import SettingsError
 from settings.parse import parse_settings
@@ -307,12 +307,17 @@ def test_a_kai_queue_with_a_quota_or_limit_of_its_own() -> None:
     findings = only(check_kai_queues_unlimited, department_limit)
     assert paths(findings.errors) == ["scheduling.departments[1]"]
     assert "(memory limit 0)" in findings.errors[0].message
-    no_limit = only(
-        check_kai_queues_unlimited, _with_kai_queue(subject, "serving", "cpu", "limit", None)
-    )
+    without_limit = _with_kai_queue(subject, "serving", "cpu", "limit", None)
+    no_limit = only(check_kai_queues_unlimited, without_limit)
     assert paths(no_limit.errors) == ["scheduling.departments[1].teams[0]"]
     assert "(cpu limit missing)" in no_limit.errors[0].message
     assert "a limit left out counts as 0" in no_limit.errors[0].message
+    # the summary still shows such a queue, the missing amount as -
+    data = summary(without_limit, critical_path(planned("prod")))
+    serving = next(row for row in data["kaiQueues"] if row["queue"] == "serving")
+    assert serving["limit"] == {"cpu": None, "gpu": -1, "memory": -1}
+    table = kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"])
+    assert "  serving   applied   unlimited  -1 / - / -1" in table
 
 
 def _kai_actions(
