@@ -17,7 +17,13 @@ models Kueue's flavor assigner on an empty cluster:
   `TryNextFlavor` a later flavor that fits without borrowing is preferred;
 - pod sets of one workload are assigned in order and their usage adds up.
 
-Not modelled: preemption, admission checks, topology, fair sharing, partial admission.
+Preemption: `preemption_reason` says whether Kueue's classic preemption may evict a running
+workload for an arriving one, and with which reason, from the preemptor's ClusterQueue policy;
+not which set of victims it picks. Kueue is the only scheduler here that evicts (KAI runs only
+its allocate action, manifests/helm_values.py).
+
+Not modelled: the choice of victims, admission checks, topology, fair sharing, partial
+admission.
 """
 
 from __future__ import annotations
@@ -270,3 +276,66 @@ def cohort_borrowable(
                 free = max(0, can_lend - max(0, used.get(key, 0) - kept))
                 lendable[key] = lendable.get(key, 0) + free
     return lendable
+
+
+# The reasons Kueue v0.19.2 records on a preempted Workload's `Preempted` condition
+# (pkg/scheduler/preemption/classical/hierarchical_preemption.go PreemptionReason).
+IN_CLUSTER_QUEUE: Final = "InClusterQueue"
+IN_COHORT_RECLAMATION: Final = "InCohortReclamation"
+IN_COHORT_RECLAIM_WHILE_BORROWING: Final = "InCohortReclaimWhileBorrowing"
+
+
+@dataclass(frozen=True)
+class Running:
+    """An admitted workload as Kueue's preemption sees it."""
+
+    cluster_queue: str
+    cohort: str | None
+    priority: int
+    borrowing: bool = False  # its ClusterQueue uses more than its nominal quota
+
+
+def preemption_reason(
+    cluster_queue: Mapping[str, Any], priority: int, victim: Running, *, fits_nominal: bool
+) -> str | None:
+    """Why Kueue may preempt `victim` for a pending workload of `priority` whose ClusterQueue is
+    `cluster_queue`, or None when it never may (Kueue v0.19.2 classic preemption,
+    pkg/scheduler/preemption/classical/hierarchical_preemption.go classifyPreemptionVariant):
+
+    - in the same ClusterQueue, by `withinClusterQueue` (LowerPriority: a lower priority);
+    - in another ClusterQueue of the cohort only while that queue borrows (in-quota use is never
+      preempted), by `reclaimWithinCohort` (Any: whatever its priority); when the pending
+      workload fits its own nominal quota (`fits_nominal`) that is reclamation, otherwise only
+      `borrowWithinCohort: LowerPriority` allows it, for a lower priority (at most
+      `maxPriorityThreshold`).
+
+    An arriving workload is newer than a running one, so `LowerOrNewerEqualPriority` acts as
+    `LowerPriority` here.
+    """
+    spec = cluster_queue["spec"]
+    policy = spec.get("preemption") or {}
+    if victim.cluster_queue == cluster_queue["metadata"]["name"]:
+        allowed = _satisfies(policy.get("withinClusterQueue", "Never"), priority, victim.priority)
+        return IN_CLUSTER_QUEUE if allowed else None
+    cohort = spec.get("cohortName")
+    if not cohort or victim.cohort != cohort or not victim.borrowing:
+        return None
+    if not _satisfies(policy.get("reclaimWithinCohort", "Never"), priority, victim.priority):
+        return None
+    if fits_nominal:
+        return IN_COHORT_RECLAMATION
+    borrow = policy.get("borrowWithinCohort") or {}
+    threshold = borrow.get("maxPriorityThreshold")
+    if (
+        borrow.get("policy", "Never") == "LowerPriority"
+        and victim.priority < priority
+        and (threshold is None or victim.priority <= threshold)
+    ):
+        return IN_COHORT_RECLAIM_WHILE_BORROWING
+    return None
+
+
+def _satisfies(policy: str, preemptor: int, victim: int) -> bool:
+    if policy in ("LowerPriority", "LowerOrNewerEqualPriority"):
+        return victim < preemptor
+    return policy == "Any"

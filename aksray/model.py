@@ -12,7 +12,8 @@
 Operators the stack does not install (`operators.install: false`) are the cluster's own: the
 planner then assumes what docs/cluster-software.md requires of them — Kueue with the integrations
 `manifests.helm_values.KUEUE_FRAMEWORKS` and KAI with its default priority classes — and the
-summary says so.
+summary says so. KAI's scheduler actions are not assumed: they are what `operators.kaiActions`
+declares, or unknown.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from aksray.admission import (
     headroom,
     usable_flavors,
 )
+from catalog.kai import BINPACK, KAI_ACTIONS, SPREAD
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
 from manifests import ray_pods
@@ -64,6 +66,12 @@ class Registered:
     # The PriorityClasses the stack's KAI release creates, or the assumed chart defaults.
     kai_priority_classes: frozenset[str]
     installed_kai: bool
+    # The actions KAI's scheduler runs, in its order: from the KAI release's values, or as
+    # `operators.kaiActions` declares them for a cluster's own KAI; None: unknown (the cluster's
+    # own, undeclared, or a release that renders no default SchedulingShard).
+    kai_actions: tuple[str, ...] | None = None
+    # Keys of the release's `scheduler.actions` that name no KAI action (typos).
+    kai_unknown_actions: tuple[str, ...] = ()
     cohorts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # cohort -> queues
 
 
@@ -85,6 +93,43 @@ def _kai_priority_classes(values: Mapping[str, Any]) -> frozenset[str]:
     # The chart creates its default PriorityClasses (catalog/priorities.py) only when asked.
     enabled = (values.get("defaultPriorityClasses") or {}).get("enabled")
     return frozenset(PRIORITY_CLASSES) if enabled is True else frozenset()
+
+
+def _by_priority(actions: Mapping[str, int]) -> tuple[str, ...]:
+    return tuple(sorted(actions, key=lambda name: (-actions[name], name)))
+
+
+def _kai_actions(values: Mapping[str, Any]) -> tuple[str, ...] | None:
+    """The action list KAI's operator writes for the chart's default SchedulingShard.
+
+    KAI v0.17.0: the five built-in actions, enabled (consolidation off when a placement strategy
+    is `spread`), merged key by key with `scheduler.actions` (an unknown name is a new action,
+    enabled, priority 0), the enabled ones by priority, highest first; an empty list makes the
+    scheduler run all five (pkg/apis/kai/v1/schedulingshard_types.go setDefaultActions,
+    pkg/operator/operands/scheduler/plugin_action_merge.go resolveActions,
+    pkg/scheduler/conf_util/scheduler_conf_util.go).
+    """
+    if (values.get("defaultShard") or {}).get("enabled", True) is not True:
+        return None  # no default shard: the actions are whoever manages the shards'
+    scheduler = values.get("scheduler") or {}
+    strategy = scheduler.get("placementStrategy") or BINPACK
+    enabled = {name: not (name == "consolidation" and strategy == SPREAD) for name in KAI_ACTIONS}
+    priority = dict(KAI_ACTIONS)
+    for name, given in (scheduler.get("actions") or {}).items():
+        override = given if isinstance(given, Mapping) else {}
+        enabled.setdefault(name, True)
+        priority.setdefault(name, 0)
+        if override.get("enabled") is not None:
+            enabled[name] = bool(override["enabled"])
+        if override.get("priority") is not None:
+            priority[name] = int(override["priority"])
+    running = _by_priority({name: priority[name] for name, on in enabled.items() if on})
+    return running or _by_priority(KAI_ACTIONS)
+
+
+def _kai_unknown_actions(values: Mapping[str, Any]) -> tuple[str, ...]:
+    actions = (values.get("scheduler") or {}).get("actions") or {}
+    return tuple(sorted(str(name) for name in actions if name not in KAI_ACTIONS))
 
 
 def registered(result: RunResult) -> Registered:
@@ -119,6 +164,12 @@ def registered(result: RunResult) -> Registered:
             else frozenset(PRIORITY_CLASSES)
         ),
         installed_kai=kai is not None,
+        kai_actions=(
+            _kai_actions(_release_values(kai))
+            if kai is not None
+            else result.settings.operators.kai_actions
+        ),
+        kai_unknown_actions=_kai_unknown_actions(_release_values(kai)) if kai is not None else (),
         cohorts={cohort: tuple(names) for cohort, names in cohorts.items()},
     )
 

@@ -14,8 +14,15 @@ from typing import Any, Final
 from aksray.graph import CriticalPath, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.objects import flavor_entries, kai_amount, parent_queue
-from catalog.priorities import PRIORITY_CLASSES, is_non_preemptible
-from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCES, format_cpu, format_memory
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.quantities import (
+    GPU_RESOURCE,
+    RESOURCE_KEYS,
+    RESOURCES,
+    UNLIMITED,
+    format_cpu,
+    format_memory,
+)
 from catalog.vm_sizes import VM_SIZES
 from manifests.capacity import node_allocatable
 from manifests.kai import KAI_RESOURCES
@@ -86,7 +93,6 @@ def queues(plan: Plan) -> list[dict[str, Any]]:
             }
             for entry in flavor_entries(queue)
         ]
-        kai = reg.kai_queues[team.name]
         rows.append(
             {
                 "team": team.name,
@@ -95,19 +101,36 @@ def queues(plan: Plan) -> list[dict[str, Any]]:
                 "namespace": team.namespace,
                 "localQueue": team.local_queue,
                 "flavors": flavors,
-                "kai": {
-                    "queue": team.name,
-                    "parent": parent_queue(kai),
-                    # KAI units: GPUs, CPU millicores, memory MB (10^6 bytes); -1 unlimited.
-                    **{
-                        key: {name: kai_amount(kai, name, key) for name in KAI_RESOURCES}
-                        for key in ("quota", "limit")
-                    },
-                    "overQuotaWeight": team.over_quota_weight,
-                },
+                # The team's KAI leaf queue: where KAI places its pods, no quota of its own.
+                "kai": {"queue": team.name, "parent": parent_queue(reg.kai_queues[team.name])},
             }
         )
     return rows
+
+
+def kai_queues(plan: Plan) -> list[dict[str, Any]]:
+    """Every KAI queue as registered, parents before their leaves: KAI's tree, in KAI's units
+    (GPUs, CPU millicores, memory MB; -1 unlimited). The quota is Kueue's (`queues`)."""
+    return [
+        {
+            "queue": name,
+            "parent": parent_queue(queue),
+            **{key: _kai_amounts(queue, key) for key in ("quota", "limit")},
+        }
+        for name, queue in plan.registered.kai_queues.items()
+    ]
+
+
+def _kai_amounts(queue: Mapping[str, Any], key: str) -> dict[str, int | None]:
+    """A KAI queue's quota or limit per resource; None where it is missing (the KAI check
+    reports it: KAI reads a missing limit as 0)."""
+    resources = queue["spec"].get("resources") or {}
+    return {
+        resource: kai_amount(queue, resource, key)
+        if key in (resources.get(resource) or {})
+        else None
+        for resource in KAI_RESOURCES
+    }
 
 
 def _pod_set(pod_set: PodSetPlan, plan: Plan) -> dict[str, Any]:
@@ -133,7 +156,6 @@ def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
         "kind": workload.spec.kind,
         "priority": priority,
         "priorityValue": PRIORITY_CLASSES[priority],
-        "nonPreemptible": is_non_preemptible(priority),
         "gangPods": workload.pods,
         "gangGpus": workload.gpus,
         # staged: enabled RayJob without a `run` yet, so `pulumi up` submits nothing for it.
@@ -150,11 +172,14 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
     return {
         "pools": pools(plan),
         "queues": queues(plan),
+        "kaiQueues": kai_queues(plan),
         "workloads": [_workload(w, plan) for w in plan.workloads],
         "schedulers": {
             "kueueFrameworks": list(reg.kueue_frameworks),
             "kueuePriorityClasses": sorted(reg.kueue_priority_classes),
             "kaiPriorityClasses": sorted(reg.kai_priority_classes),
+            # What KAI's scheduler runs (allocate alone: it only places); None: unknown.
+            "kaiActions": None if reg.kai_actions is None else list(reg.kai_actions),
             # False: the stack installs no operators; the cluster's own are assumed to match.
             "installedByStack": reg.installed_kueue and reg.installed_kai,
         },
@@ -187,8 +212,13 @@ def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
     )
 
 
-def _kai(values: Mapping[str, int]) -> str:
-    return " / ".join(str(values[name]) for name in ("gpu", "cpu", "memory"))
+def _kai(values: Mapping[str, int | None]) -> str:
+    """`unlimited`, or `gpu / cpu millicores / memory MB` where any is not -1."""
+    if all(values[name] == UNLIMITED for name in KAI_RESOURCES):
+        return "unlimited"
+    return " / ".join(
+        NONE if values[n] is None else str(values[n]) for n in ("gpu", "cpu", "memory")
+    )
 
 
 def summary_lines(data: Mapping[str, Any]) -> list[str]:
@@ -196,7 +226,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
     parts = (
         pools_table(data["pools"]),
         queues_table(data["queues"]),
-        kai_queues_table(data["queues"]),
+        kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
         workloads_table(data["workloads"]),
         critical_path_lines(data["criticalPath"]),
     )
@@ -269,20 +299,13 @@ def queues_table(queues: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
 
 
-def kai_queues_table(queues: Sequence[Mapping[str, Any]]) -> list[str]:
-    rows = (
-        (
-            q["team"],
-            q["kai"]["parent"],
-            _kai(q["kai"]["quota"]),
-            _kai(q["kai"]["limit"]),
-            q["kai"]["overQuotaWeight"],
-        )
-        for q in queues
-    )
+def kai_queues_table(queues: Sequence[Mapping[str, Any]], actions: list[str] | None) -> list[str]:
+    """KAI's queue tree: where KAI places each team's pods; the quota is Kueue's, above."""
+    rows = ((q["queue"], q["parent"], _kai(q["quota"]), _kai(q["limit"])) for q in queues)
+    runs = ", ".join(actions) if actions is not None else "unknown (the cluster's own KAI)"
     return [
-        "KAI queues per team (gpu / cpu millicores / memory MB; -1 = unlimited):",
-        *_indent(table(("team", "parent", "quota", "limit", "weight"), rows)),
+        f"KAI queues (placement only: the quota is Kueue's, above; KAI actions: {runs}):",
+        *_indent(table(("queue", "parent", "quota", "limit"), rows)),
     ]
 
 

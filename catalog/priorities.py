@@ -1,8 +1,11 @@
-"""Workload priority classes shared by both schedulers.
+"""Workload priority classes shared by both schedulers: one table.
 
 KAI Scheduler's chart installs these PriorityClasses when `defaultPriorityClasses.enabled` is on
 (values from its `templates/priorityclasses/*.yaml` at v0.17.0). Kueue gets
-WorkloadPriorityClasses with the same names and values so both schedulers order work alike.
+WorkloadPriorityClasses with the same names and values. Kueue's value decides: admission order,
+preemption inside a team (`withinClusterQueue: LowerPriority`) and the order of victims. KAI's
+only orders the gangs it places (it evicts nothing; manifests/helm_values.py), in the same
+order.
 """
 
 from __future__ import annotations
@@ -15,11 +18,3 @@ PRIORITY_CLASSES: Final[dict[str, int]] = {
     "build": 100,
     "inference": 125,
 }
-
-# KAI treats priority >= 100 as non-preemptible: such a workload only ever runs inside its
-# queue's deserved quota (it is never scheduled over quota, so it can never be reclaimed).
-NON_PREEMPTIBLE_MIN_PRIORITY: Final[int] = 100
-
-
-def is_non_preemptible(priority_class: str) -> bool:
-    return PRIORITY_CLASSES[priority_class] >= NON_PREEMPTIBLE_MIN_PRIORITY

@@ -103,16 +103,6 @@ def _given(resources: Resources | None, resource: str) -> int | None:
     return None if resources is None else resources.amount(resource)
 
 
-def unlimited_resources(team: TeamSettings, flavor: str, settings: Settings) -> frozenset[str]:
-    """Resources of the flavor whose quota is `unlimited` (cpu/memory derived from an unlimited
-    gpu count as unlimited too)."""
-    quota = team.quota.get(flavor)
-    found = {r for r in RESOURCES if _given(quota, r) == UNLIMITED}
-    if GPU_RESOURCE in found and flavor != CPU_POOL_NAME:
-        found |= {r for r in ("cpu", "memory") if _given(quota, r) is None}
-    return frozenset(found)
-
-
 def effective_quota(team: TeamSettings, flavor: str, settings: Settings) -> Amounts:
     """The team's nominal quota in a flavor, every resource filled in."""
     cluster = settings.cluster

@@ -14,6 +14,7 @@ from typing import Any, Final
 
 import yaml
 
+from catalog.kai import BINPACK, EVICTING_ACTIONS
 from catalog.pools import (
     CPU_POOL_NAME,
     GPU_TAINT,
@@ -50,7 +51,8 @@ KAI_SCHEDULER_NAME: Final = "kai-scheduler"
 # RayService's own RayCluster (it inherits the queue-name label) and contend with the RayService
 # controller, which owns that cluster and rewrites its spec, over `spec.suspend`: the failure the
 # Azure aks-kueue sample removed the integration for. With it off, a RayCluster applied by hand is
-# not queued by Kueue (KAI still holds it to the team's quota).
+# not queued by Kueue, and KAI (whose queues are unlimited) holds it to no quota either: only
+# Kueue's quota bounds a team, so everything a team runs must go through Kueue.
 # The price, with KubeRay 1.7: Kueue suspends a RayService through `rayClusterConfig.suspend`,
 # which KubeRay copies only when it creates the cluster, so an endpoint Kueue evicts would keep
 # running on its GPUs. `aksray plan` therefore refuses a stack in which an endpoint could ever be
@@ -182,8 +184,34 @@ def kueue_values(*, metrics: bool) -> dict[str, Any]:
     }
 
 
+def kai_scheduler_actions() -> dict[str, dict[str, bool]]:
+    """`scheduler.actions`: every action that evicts a running pod off (catalog/kai.py).
+
+    One scheduling authority: Kueue admits, preempts and reclaims whole workloads; KAI only
+    places and binds what Kueue admitted. KAI's consolidation, reclaim, preempt and stale-gang
+    eviction delete pods of admitted gangs behind Kueue's back (Kueue never learns of it) and
+    race the cluster autoscaler: a gang evicted to make room for another one Kueue admitted,
+    while the node that would have held both was minutes away (KAI v0.17.0
+    docs/preemption-delay/README.md). Unlimited queues (manifests/kai.py) stop reclaim, not
+    preempt or consolidation, which ignore quota. `kai.scheduler/preemption-delay` only
+    postpones them and labelling workloads `non-preemptible` misses stale-gang eviction and every
+    job without the label, so the actions go. Without stale-gang eviction, a gang that lost a
+    pod is Kueue's to stop (its waitForPodsReady recovery timeout). The scheduler then runs
+    `allocate` alone: gang placement and binding, bin-packing and GPU sharing stay.
+    """
+    return {name: {"enabled": False} for name in EVICTING_ACTIONS}
+
+
 def kai_scheduler_values(gpu_driver: str, *, gpu_sharing: bool) -> dict[str, Any]:
-    """KAI Scheduler: its priority classes, GPU sharing per stack, no catch-all queue.
+    """KAI Scheduler: placement only, its priority classes, GPU sharing per stack, no catch-all
+    queue.
+
+    The chart renders its `default` SchedulingShard from `scheduler.*` (templates/
+    default-shard.yaml: `spec.actions` is `scheduler.actions` as given), and KAI's operator
+    writes the scheduler's action list from that shard: here `allocate` alone. `defaultShard`
+    and `placementStrategy` are the chart's defaults, written out because the action list
+    depends on them: no default shard would leave the actions to whoever manages the shards,
+    and `binpack` keeps GPU bin-packing (`spread` would swap the placement plugins).
 
     GPU sharing comes with `global.clusterAutoscaling`. A pod that asks for a fraction of a GPU
     names it in an annotation, not in its resource requests, so the cluster autoscaler never
@@ -217,4 +245,6 @@ def kai_scheduler_values(gpu_driver: str, *, gpu_sharing: bool) -> dict[str, Any
         # train 50, build-preemptible 75, build 100, inference 125 (catalog/priorities.py).
         "defaultPriorityClasses": {"enabled": True},
         "defaultQueue": {"createDefaultQueue": False},
+        "scheduler": {"placementStrategy": BINPACK, "actions": kai_scheduler_actions()},
+        "defaultShard": {"enabled": True},
     }

@@ -1,17 +1,24 @@
 """KAI Scheduler queues from the organisation tree: a parent Queue per department, a leaf per team.
 
-KAI queues carry no flavors: a queue's quota per resource is the sum over the flavors of the same
-numbers the Kueue ClusterQueue gets (manifests/capacity.py), in KAI's units — CPU in millicores,
-memory in MB (10^6 bytes, rounded up so whatever Kueue admits also fits KAI's quota), GPUs in
-devices; -1 means unlimited.
+One scheduling authority: Kueue decides who runs (admission against the team quotas, cohorts,
+borrowing and lending, priority preemption and reclaim, all in manifests/kueue.py); KAI decides
+where (gang placement and binding, bin-packing, GPU sharing) and never evicts what Kueue
+admitted. KAI's side of that has two parts, and both are needed (KAI v0.17.0):
 
-- quota = Σ nominal quota; -1 when the stack file says `unlimited` for that resource.
-- limit = Σ (nominal + borrowingLimit); -1 when the team may borrow without limit in any flavor
-  (Kueue's default when no borrowingLimit is set) or its quota is unlimited. `limit` is always
-  written: KAI counts an unset limit as 0, which would make every job OverLimit.
-- overQuotaWeight: the team's `overQuotaWeight`, for every resource.
-- a department's quota and limit are the sums of its teams' (-1 if any team's is -1) and its
-  weight the sum of its teams' weights, so the parent never holds less than its leaves.
+- every Queue here, department and team alike, is unlimited: quota and limit -1 for cpu, gpu and
+  memory. KAI's allocate action then never refuses a gang Kueue admitted (its `OverLimit` and
+  `NonPreemptibleOverQuota` checks skip a resource whose limit or quota is -1, at every level of
+  the chain, pkg/scheduler/plugins/proportion/capacity_policy/), and reclaim finds no queue over
+  its share to take from. A mirrored finite quota would be a second admission gate: an
+  `inference` gang Kueue admits on borrowed quota is over its KAI quota and stays Pending.
+  `limit` is always written: KAI counts an unset limit as 0, which makes every job OverLimit.
+- the scheduler runs only `allocate` (manifests/helm_values.py `kai_scheduler_values`): preempt
+  and consolidation evict whatever the quota says, so unlimited queues alone are not enough.
+
+The tree stays because every KAI PodGroup needs a leaf queue, and KAI orders the gangs waiting
+for nodes and reports its fair-share metrics along it. `overQuotaWeight` is written as the team
+sets it (a department's is the sum of its teams'), but with every queue unlimited KAI divides no
+over-quota share, so it has no effect (`aksray plan` warns when it is not the default).
 """
 
 from __future__ import annotations
@@ -20,8 +27,6 @@ from typing import Any, Final
 
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, UNLIMITED
 from catalog.versions import KAI_API_VERSION
-from manifests.capacity import effective_limit, effective_quota, unlimited_resources
-from manifests.kueue import team_flavors
 from manifests.namespaces import MANAGED_BY
 from settings.model import DepartmentSettings, Settings, TeamSettings
 
@@ -29,64 +34,22 @@ from settings.model import DepartmentSettings, Settings, TeamSettings
 KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
 # The label that gives a Ray resource its KAI priority class (one of catalog/priorities.py).
 KAI_PRIORITY_LABEL: Final = "priorityClassName"
-MEGABYTE: Final = 10**6
 
-# KAI resource name -> the Kubernetes resource it counts, in the order a KAI Queue lists them.
-KAI_RESOURCES: Final = {RESOURCE_KEYS[r]: r for r in ("cpu", GPU_RESOURCE, "memory")}
-
-
-def kai_units(resource: str, amount: int) -> int:
-    """An amount in Kubernetes units as KAI counts it (memory: bytes -> MB, rounded up)."""
-    if amount == UNLIMITED:
-        return UNLIMITED
-    if resource == "memory":
-        return -(-amount // MEGABYTE)
-    return amount
+# KAI resource names, in the order a KAI Queue lists them.
+KAI_RESOURCES: Final = tuple(RESOURCE_KEYS[r] for r in ("cpu", GPU_RESOURCE, "memory"))
 
 
-def team_queue_resources(team: TeamSettings, settings: Settings) -> dict[str, dict[str, int]]:
-    """`spec.resources` of a team's leaf queue."""
-    flavors = team_flavors(team, settings)
-    resources: dict[str, dict[str, int]] = {}
-    for kai_name, resource in KAI_RESOURCES.items():
-        quota = limit = 0
-        for flavor in flavors:
-            if resource in unlimited_resources(team, flavor, settings):
-                quota = limit = UNLIMITED
-                break
-            nominal = effective_quota(team, flavor, settings).get(resource)
-            borrowing = effective_limit(team, flavor, "borrowingLimit", settings)[resource]
-            quota += nominal
-            if limit != UNLIMITED:
-                limit = UNLIMITED if borrowing is None else limit + nominal + borrowing
-        resources[kai_name] = {
-            "quota": kai_units(resource, quota),
-            "limit": kai_units(resource, limit),
-            "overQuotaWeight": team.over_quota_weight,
-        }
-    return resources
-
-
-def _sum(values: list[int]) -> int:
-    return UNLIMITED if UNLIMITED in values else sum(values)
-
-
-def department_queue_resources(
-    department: DepartmentSettings, settings: Settings
-) -> dict[str, dict[str, int]]:
-    """`spec.resources` of a department's parent queue: the sums of its teams'."""
-    teams = [team_queue_resources(team, settings) for team in department.teams]
+def unlimited_queue_resources(over_quota_weight: int) -> dict[str, dict[str, int]]:
+    """`spec.resources` of every KAI queue: quota and limit -1 for each resource."""
     return {
-        kai_name: {
-            "quota": _sum([t[kai_name]["quota"] for t in teams]),
-            "limit": _sum([t[kai_name]["limit"] for t in teams]),
-            "overQuotaWeight": sum(t[kai_name]["overQuotaWeight"] for t in teams),
-        }
-        for kai_name in KAI_RESOURCES
+        name: {"quota": UNLIMITED, "limit": UNLIMITED, "overQuotaWeight": over_quota_weight}
+        for name in KAI_RESOURCES
     }
 
 
 def department_queue(department: DepartmentSettings, settings: Settings) -> dict[str, Any]:
+    """A department's parent queue (`settings` as every builder takes it; no quota is read)."""
+    weight = sum(team.over_quota_weight for team in department.teams)
     return {
         "apiVersion": KAI_API_VERSION,
         "kind": "Queue",
@@ -96,7 +59,7 @@ def department_queue(department: DepartmentSettings, settings: Settings) -> dict
         },
         "spec": {
             "displayName": department.name,
-            "resources": department_queue_resources(department, settings),
+            "resources": unlimited_queue_resources(weight),
         },
     }
 
@@ -116,7 +79,7 @@ def team_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
         "spec": {
             "displayName": team.name,
             "parentQueue": team.department,
-            "resources": team_queue_resources(team, settings),
+            "resources": unlimited_queue_resources(team.over_quota_weight),
         },
     }
 

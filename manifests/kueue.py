@@ -4,7 +4,7 @@
   pool, tolerations for exactly that pool's taints (catalog/pools.py).
 - One Cohort per department; one ClusterQueue per team in its department's cohort, admitting only
   the team's namespace; one LocalQueue per team in its namespace.
-- WorkloadPriorityClasses with KAI's priority class names and values.
+- WorkloadPriorityClasses with KAI's priority class names and values (catalog/priorities.py).
 
 Resource groups: every ClusterQueue has ONE resource group covering cpu, memory and
 nvidia.com/gpu, flavors in the order [cpu, <GPU pools in stack order>]. Kueue gives a pod set
@@ -41,6 +41,8 @@ NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
 QUEUE_NAME_LABEL: Final = "kueue.x-k8s.io/queue-name"
 PRIORITY_CLASS_LABEL: Final = "kueue.x-k8s.io/priority-class"
 
+# Kueue is the one scheduler that preempts and reclaims, always a whole workload (a suspended
+# RayJob's Ray cluster is deleted as one); KAI only places what Kueue admitted (manifests/kai.py).
 PREEMPTION: Final[dict[str, Any]] = {
     # A team whose workload fits its own nominal quota takes back what others borrowed from it,
     # whatever their priority: lent quota is on loan, not given away.

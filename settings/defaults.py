@@ -70,3 +70,6 @@ DEFAULT_RUN: Final = ""  # no run yet: an enabled RayJob is staged
 DEFAULT_OPERATORS_INSTALL: Final = True
 DEFAULT_METRICS: Final = False
 DEFAULT_GPU_SHARING: Final = False
+# What an existing cluster's KAI scheduler runs: not declared, so the planner warns that the
+# stack cannot see or turn off its eviction actions.
+DEFAULT_KAI_ACTIONS: Final[tuple[str, ...] | None] = None

@@ -228,6 +228,9 @@ class OperatorSettings:
     # Install the GPU Operator, KubeRay, Kueue and KAI. False: the cluster already runs them
     # (an existing cluster), or nothing can be installed (rendering YAML offline).
     install: bool
+    # With install False: the actions the cluster's own KAI scheduler runs, as the stack file
+    # declares them (catalog/kai.py names); None: not declared (the planner warns).
+    kai_actions: tuple[str, ...] | None
 
 
 @dataclass(frozen=True)

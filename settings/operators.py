@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Final
 
-from settings.defaults import DEFAULT_GPU_SHARING, DEFAULT_METRICS, DEFAULT_OPERATORS_INSTALL
+from catalog.kai import KAI_ACTIONS, PLACING_ACTION
+from settings.defaults import (
+    DEFAULT_GPU_SHARING,
+    DEFAULT_KAI_ACTIONS,
+    DEFAULT_METRICS,
+    DEFAULT_OPERATORS_INSTALL,
+)
 from settings.errors import Problem
 from settings.model import ClusterSettings, OperatorSettings
-from settings.reader import Section, join
+from settings.reader import Section, describe, join
 
-OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing")
+OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing", "kaiActions")
 
 
 def parse_operators(
@@ -30,4 +36,41 @@ def parse_operators(
         metrics=section.boolean("metrics", DEFAULT_METRICS),
         gpu_sharing=section.boolean("gpuSharing", DEFAULT_GPU_SHARING),
         install=install,
+        kai_actions=_kai_actions(section, install=install),
     )
+
+
+def _kai_actions(section: Section, *, install: bool) -> tuple[str, ...] | None:
+    """`kaiActions`: what an existing cluster's KAI scheduler runs (its SchedulingShard's enabled
+    actions). Whether that list keeps KAI from evicting is the planner's check; here only the
+    names, since a misspelt action name would hide the real one."""
+    path = join(section.path, "kaiActions")
+    if not section.has("kaiActions"):
+        return DEFAULT_KAI_ACTIONS
+    if install:
+        section.problem(
+            path,
+            "is only for operators.install: false (a cluster that runs its own KAI); the "
+            f"stack's KAI release runs {PLACING_ACTION} alone: leave kaiActions out",
+        )
+        return DEFAULT_KAI_ACTIONS
+    actions: list[str] = []
+    problems = len(section.problems)
+    for entry_path, name in section.items("kaiActions"):
+        if not isinstance(name, str) or name not in KAI_ACTIONS:
+            section.problem(
+                entry_path,
+                f"{describe(name)} is not a KAI scheduler action; KAI v0.17.0 has "
+                f"{', '.join(KAI_ACTIONS)}",
+            )
+        elif name in actions:
+            section.problem(entry_path, f"duplicate action {name!r}")
+        else:
+            actions.append(name)
+    if not actions and len(section.problems) == problems:
+        section.problem(
+            path,
+            f"must not be empty: with no actions KAI's scheduler runs all five; a cluster "
+            f"whose KAI only places runs [{PLACING_ACTION}]",
+        )
+    return tuple(actions)

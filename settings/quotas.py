@@ -1,7 +1,8 @@
 """A team's `quota`, `borrowingLimit` and `lendingLimit`: amounts per flavor and resource.
 
-A quota amount may be `unlimited` (the whole pool in Kueue, -1 in KAI); limits may not: an
-absent limit already means "no limit". Limits are checked against the quota they qualify.
+A quota amount may be `unlimited` (Kueue's nominal quota is then the whole pool at its maximum
+size); limits may not: an absent limit already means "no limit". Limits are checked against the
+quota they qualify.
 """
 
 from __future__ import annotations

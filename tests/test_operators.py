@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 import yaml
 
+from aksray.model import registered
 from aksray.render import write_render
 from aksray.runner import RecordedResource, RunResult, run_program
+from catalog.kai import EVICTING_ACTIONS, KAI_ACTIONS, PLACING_ACTION
 from catalog.pools import CRITICAL_ADDONS_TAINT, gpu_pool_node_taints
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.versions import (
@@ -30,6 +32,7 @@ from manifests.helm_values import (
     kueue_values,
 )
 from tests.support.chart_values import chart_defaults, unknown_value_paths
+from tests.support.crd_conformance import compile_crd, validate_with
 from tests.support.harness import (
     REFERENCE,
     assert_rejected,
@@ -344,6 +347,76 @@ def test_kai_installs_its_priority_classes_and_no_catch_all_queue() -> None:
     # The chart source carries a placeholder registry; we name the published one.
     assert kai["global"]["registry"] == "ghcr.io/kai-scheduler/kai-scheduler"
     assert kai["global"]["tag"] == "v0.17.0"
+
+
+KAI_SHARD_CRD = REFERENCE / "charts/kai-scheduler/crds/kai.scheduler_schedulingshards.yaml"
+KAI_SHARD_TEMPLATE = REFERENCE / "charts/kai-scheduler/templates/default-shard.yaml"
+EVICTIONS_OFF = {
+    "consolidation": {"enabled": False},
+    "reclaim": {"enabled": False},
+    "preempt": {"enabled": False},
+    "stalegangeviction": {"enabled": False},
+}
+
+
+def _shard_crd() -> dict[str, Any]:
+    spec: dict[str, Any] = yaml.safe_load(KAI_SHARD_CRD.read_text())["spec"]
+    return spec
+
+
+def test_the_kai_action_names_are_the_pinned_schedulers() -> None:
+    # A misspelt action name is a new, harmless action and leaves the real one on: the names we
+    # disable must be KAI's own, which the SchedulingShard CRD lists with their priorities.
+    schema = _shard_crd()["versions"][0]["schema"]["openAPIV3Schema"]
+    actions = schema["properties"]["spec"]["properties"]["actions"]
+    listed = re.findall(r"(\w+)=(\d+)", actions["description"])
+    assert {name: int(priority) for name, priority in listed} == KAI_ACTIONS
+    assert (PLACING_ACTION, *EVICTING_ACTIONS) == tuple(KAI_ACTIONS)
+    assert set(actions["additionalProperties"]["properties"]) == {"enabled", "priority"}
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_kai_runs_only_allocate(stack: str) -> None:
+    kai = values(planned(stack), "aksray-operators-kai-scheduler")
+    assert kai["scheduler"] == {"placementStrategy": "binpack", "actions": EVICTIONS_OFF}
+    assert kai["defaultShard"] == {"enabled": True}
+    assert registered(planned(stack)).kai_actions == ("allocate",)
+
+
+@pytest.mark.parametrize("sharing", [False, True])
+def test_the_default_shard_the_chart_renders_from_our_values_is_valid(sharing: bool) -> None:
+    """The chart's default SchedulingShard, as templates/default-shard.yaml renders it from our
+    values (checked with `helm template` of the pinned chart; the template lines that map the
+    values are asserted here), validated against the SchedulingShard CRD."""
+    template = KAI_SHARD_TEMPLATE.read_text()
+    for line in (
+        "{{- if .Values.defaultShard.enabled }}",
+        "kind: SchedulingShard",
+        "  name: default",
+        "    gpu: {{ .Values.scheduler.placementStrategy }}",
+        "    cpu: {{ .Values.scheduler.placementStrategy }}",
+        "  actions:\n    {{- toYaml .Values.scheduler.actions | nindent 4 }}",
+    ):
+        assert line in template, line
+    defaults = chart_defaults("kai-scheduler")
+    assert (defaults["scheduler"]["actions"], defaults["defaultShard"]) == ({}, {"enabled": True})
+    ours = kai_scheduler_values("operator", gpu_sharing=sharing)
+    strategy = ours["scheduler"]["placementStrategy"]
+    shard: dict[str, Any] = {
+        "apiVersion": "kai.scheduler/v1",
+        "kind": "SchedulingShard",
+        "metadata": {"name": "default"},
+        "spec": {
+            "partitionLabelValue": "",
+            "goMemLimitRatio": defaults["scheduler"]["goMemLimitRatio"],
+            "placementStrategy": {"gpu": strategy, "cpu": strategy},
+            "actions": ours["scheduler"]["actions"],
+        },
+    }
+    crd = compile_crd(_shard_crd(), "v1")
+    assert crd is not None
+    assert validate_with(crd, shard) == []
+    assert shard["spec"]["actions"] == EVICTIONS_OFF
 
 
 def test_kai_priority_classes_are_the_ones_our_priorities_name() -> None:

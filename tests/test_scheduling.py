@@ -18,10 +18,23 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 
-from aksray.admission import Inadmissible, assign_flavor, assign_pod_sets, cohort_borrowable
+from aksray.admission import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_RECLAIM_WHILE_BORROWING,
+    IN_COHORT_RECLAMATION,
+    Inadmissible,
+    Running,
+    assign_flavor,
+    assign_pod_sets,
+    cohort_borrowable,
+    preemption_reason,
+)
+from aksray.checks import run_checks
 from aksray.mocks import PlatformMocks
+from aksray.model import plan
 from aksray.runner import PROJECT_ROOT, RecordedResource, RecordingMonitor, RunResult, run_program
 from catalog.pools import GPU_TAINT, POOL_LABEL_KEY, SPOT_TAINT
+from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import parse_cpu_millis, parse_memory_bytes
 from manifests import ray_pods
 from manifests.capacity import (
@@ -35,7 +48,7 @@ from manifests.capacity import (
     node_allocatable,
     pool_capacity,
 )
-from manifests.kai import kai_queues, team_queue_resources
+from manifests.kai import kai_queues
 from manifests.kueue import (
     cluster_queue,
     kueue_objects,
@@ -333,53 +346,52 @@ def test_local_queues_are_never_named_default() -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_kai_team_queue_in_kai_units() -> None:
-    settings = settings_of("dev")
-    resources = team_queue_resources(settings.scheduling.team("team-a"), settings)
-    memory = 32 * GIB + 5 * 220130 * MIB  # cpu flavor + a100 flavor, in bytes
-    assert resources == {
-        "cpu": {"quota": 8000 + 5 * 23660, "limit": -1, "overQuotaWeight": 1},
-        "gpu": {"quota": 5, "limit": -1, "overQuotaWeight": 1},
-        # MB = 10^6 bytes, rounded up: what Kueue admits always fits KAI's quota.
-        "memory": {"quota": -(-memory // 10**6), "limit": -1, "overQuotaWeight": 1},
+def test_dev_kai_queues_exactly() -> None:
+    # Every KAI queue is unlimited: quota and limit -1 (never 0, never left out) for cpu, gpu
+    # and memory. The quota is the ClusterQueue's; KAI keeps the tree and places.
+    unlimited = {"quota": -1, "limit": -1, "overQuotaWeight": 1}
+    everything = {"cpu": unlimited, "gpu": unlimited, "memory": unlimited}
+    labels = {
+        "app.kubernetes.io/managed-by": "aks-ray-platform",
+        "aksray.io/department": "research",
     }
-    assert resources["memory"]["quota"] * 10**6 >= memory
-
-
-def test_kai_limits_are_nominal_plus_borrowing_or_unlimited() -> None:
-    settings = settings_of("prod")
-    gpu_limits = {
-        team.name: team_queue_resources(team, settings)["gpu"]["limit"]
-        for team in settings.scheduling.teams
-    }
-    # nlp: (12 + 8) a100 + (8 + 8) a100spot; vision: (12 + 4) + (8 + 8); training: 24 + 8;
-    # serving borrows nothing: 8 a100 + 8 h100.
-    assert gpu_limits == {"nlp": 36, "vision": 32, "serving": 16, "training": 32}
-    # A team without a borrowing limit may borrow without bound: KAI says -1.
-    dev = settings_of("dev")
-    assert team_queue_resources(dev.scheduling.team("team-a"), dev)["gpu"]["limit"] == -1
+    assert kai_queues(settings_of("dev")) == [
+        {
+            "apiVersion": "scheduling.run.ai/v2",
+            "kind": "Queue",
+            "metadata": {"name": "research", "labels": labels},
+            "spec": {"displayName": "research", "resources": everything},
+        },
+        {
+            "apiVersion": "scheduling.run.ai/v2",
+            "kind": "Queue",
+            "metadata": {"name": "team-a", "labels": {**labels, "aksray.io/team": "team-a"}},
+            "spec": {"displayName": "team-a", "parentQueue": "research", "resources": everything},
+        },
+    ]
 
 
 @pytest.mark.parametrize("stack", [*STACKS, "kai-demo", "kueue-team-queues"])
-def test_kai_departments_hold_the_sum_of_their_teams(stack: str) -> None:
+def test_every_kai_queue_is_unlimited_in_the_organisation_tree(stack: str) -> None:
     settings = settings_of(stack)
+    result = scenario(stack) if stack not in STACKS else planned(stack)
     queues = {q["metadata"]["name"]: q["spec"] for q in kai_queues(settings)}
+    # what the program registers is what the builder returns
+    assert {name: q["spec"] for name, q in registered(result, KAI_QUEUE).items()} == queues
     for dept in settings.scheduling.departments:
-        parent = queues[dept.name]
-        assert "parentQueue" not in parent
-        leaves = [queues[team.name] for team in dept.teams]
-        assert all(leaf["parentQueue"] == dept.name for leaf in leaves)
-        for resource in ("cpu", "gpu", "memory"):
-            for key in ("quota", "limit"):
-                values = [leaf["resources"][resource][key] for leaf in leaves]
-                expected = -1 if -1 in values else sum(values)
-                assert parent["resources"][resource][key] == expected, (dept.name, resource, key)
-            weights = [leaf["resources"][resource]["overQuotaWeight"] for leaf in leaves]
-            assert parent["resources"][resource]["overQuotaWeight"] == sum(weights)
-    for spec in queues.values():  # an unset limit would count as 0: always written
-        assert set(spec["resources"]) == {"cpu", "gpu", "memory"}
-        for amounts in spec["resources"].values():
-            assert set(amounts) == {"quota", "limit", "overQuotaWeight"}
+        assert "parentQueue" not in queues[dept.name]
+        weight = sum(team.over_quota_weight for team in dept.teams)
+        assert queues[dept.name]["resources"] == {
+            r: {"quota": -1, "limit": -1, "overQuotaWeight": weight}
+            for r in ("cpu", "gpu", "memory")
+        }
+        for team in dept.teams:
+            assert queues[team.name]["parentQueue"] == dept.name
+            assert queues[team.name]["resources"] == {
+                r: {"quota": -1, "limit": -1, "overQuotaWeight": team.over_quota_weight}
+                for r in ("cpu", "gpu", "memory")
+            }
+    assert len(queues) == len(settings.scheduling.departments) + len(settings.scheduling.teams)
 
 
 # --------------------------------------------------------------------------------------------
@@ -469,7 +481,11 @@ def test_a_head_can_fall_back_to_a_gpu_flavor_unless_it_selects_the_cpu_pool() -
 # --------------------------------------------------------------------------------------------
 
 
-def test_kai_demo_unlimited_department_and_team() -> None:
+def test_kai_demo_inference_preempts_training_in_one_team_through_kueue() -> None:
+    """KAI's quick-start queues and its blog scenario: in one team, an arriving endpoint
+    (inference 125) takes the GPUs of a running training gang (train 50). Kueue preempts the
+    training workload as a whole; KAI, unlimited and running only allocate, places the
+    endpoint once the training pods are gone and evicts nothing itself."""
     result = scenario("kai-demo")
     unlimited = {"quota": -1, "limit": -1, "overQuotaWeight": 1}
     everything = {"cpu": unlimited, "gpu": unlimited, "memory": unlimited}
@@ -492,9 +508,40 @@ def test_kai_demo_unlimited_department_and_team() -> None:
         "cpu": {"cpu": "15640m", "memory": "55236Mi", GPU: 0},
         "gpu": {"cpu": "47320m", "memory": "440260Mi", GPU: 2},
     }
+    assert queue["spec"]["preemption"] == {
+        "reclaimWithinCohort": "Any",
+        "borrowWithinCohort": {"policy": "Never"},
+        "withinClusterQueue": "LowerPriority",
+    }
+    worker = PodShape(cpu="8", memory="64Gi", gpus=1)
+    # A 2-GPU training gang fills the team's quota; the endpoint's GPU worker does not fit beside
+    # it (3 GPUs > 2), so Kueue must preempt to admit it ...
+    assert assign_flavor(totals(worker, 2), queue) == "gpu"
+    assert assign_flavor(totals(worker, 3), queue) is None
+    training = Running("team-a", "department-1", PRIORITY_CLASSES["train"])
+    endpoint = Running("team-a", "department-1", PRIORITY_CLASSES["inference"])
+    # ... and withinClusterQueue: LowerPriority lets it, with the reason Kueue records.
+    assert preemption_reason(
+        queue, PRIORITY_CLASSES["inference"], training, fits_nominal=False
+    ) == (IN_CLUSTER_QUEUE)
+    # Training never takes the endpoint's GPUs, nor another training gang's: it waits.
+    assert preemption_reason(queue, PRIORITY_CLASSES["train"], endpoint, fits_nominal=False) is None
+    assert preemption_reason(queue, PRIORITY_CLASSES["train"], training, fits_nominal=False) is None
+    # KAI only places: the cluster's KAI runs allocate alone, as the stack declares, and the plan
+    # is clean.
+    subject = plan(result)
+    assert subject.registered.kai_actions == ("allocate",)
+    findings = run_checks(subject)
+    # (the demo runs no workload of the stack: only the unused-quota warning)
+    assert (findings.errors, [w.path for w in findings.warnings]) == (
+        [],
+        ["scheduling.departments[0].teams[0].quota"],
+    )
 
 
 def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_reclaims() -> None:
+    """The AKS article's team queues: either team alone uses all 8 GPUs; the other team's
+    arrival takes its 4 back through Kueue's reclaim (whatever the priorities); KAI places."""
     result = scenario("kueue-team-queues")
     queues = registered(result, f"{KUEUE}:ClusterQueue")
     assert set(queues) == {"team-a", "team-b"}
@@ -507,6 +554,7 @@ def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_rec
         assert gpu_flavor["resources"][2] == {"name": GPU, "nominalQuota": 4, "borrowingLimit": 4}
         assert all("lendingLimit" not in r for r in gpu_flavor["resources"])  # lends it all
         assert spec["preemption"]["reclaimWithinCohort"] == "Any"
+        assert spec["preemption"]["borrowWithinCohort"] == {"policy": "Never"}
 
     team_a, team_b = queues["team-a"], queues["team-b"]
     both = [team_a, team_b]
@@ -520,21 +568,80 @@ def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_rec
     # and symmetrically for team-b
     assert assign_flavor(eight, team_b, borrowable=cohort_borrowable(both, "team-b")) == "gpu"
     # team-b arrives: 4 GPUs fit its own nominal quota without borrowing, so with
-    # reclaimWithinCohort: Any Kueue preempts team-a's borrowed workloads for it ...
+    # reclaimWithinCohort: Any Kueue preempts team-a's borrowing workloads for it, even at equal
+    # priority ...
     assert assign_flavor(four, team_b) == "gpu"
+    train = PRIORITY_CLASSES["train"]
+    borrowing_a = Running("team-a", "ml", train, borrowing=True)
+    assert preemption_reason(team_b, train, borrowing_a, fits_nominal=True) == (
+        IN_COHORT_RECLAMATION
+    )
+    # ... but never team-a's in-quota work, and never so that team-b itself can borrow.
+    in_quota_a = Running("team-a", "ml", train, borrowing=False)
+    assert preemption_reason(team_b, train, in_quota_a, fits_nominal=True) is None
+    assert preemption_reason(team_b, train, borrowing_a, fits_nominal=False) is None
     # ... after which team-a can no longer borrow, and keeps its own 4.
     busy_b = cohort_borrowable(both, "team-a", usage={"team-b": {("gpu", GPU): 4}})
     assert busy_b[("gpu", GPU)] == 0
     assert assign_flavor(eight, team_a, borrowable=busy_b) is None
     assert assign_flavor(four, team_a, borrowable=busy_b) == "gpu"
-    # KAI agrees: deserved 4 GPUs each, at most 4 + 4.
+    # KAI holds neither team to a quota of its own and evicts nothing: Kueue's reclaim is the
+    # only one.
     for queue in registered(result, KAI_QUEUE).values():
-        if queue["spec"].get("parentQueue") == "ml":
-            assert queue["spec"]["resources"]["gpu"] == {
-                "quota": 4,
-                "limit": 8,
-                "overQuotaWeight": 1,
-            }
+        gpu = queue["spec"]["resources"]["gpu"]
+        assert (gpu["quota"], gpu["limit"]) == (-1, -1)
+    subject = plan(result)
+    assert subject.registered.kai_actions == ("allocate",)
+    assert run_checks(subject).errors == []
+
+
+def _queue(name: str, cohort: str | None, **preemption: Any) -> dict[str, Any]:
+    spec: dict[str, Any] = {"preemption": preemption}
+    if cohort:
+        spec["cohortName"] = cohort
+    return {"metadata": {"name": name}, "spec": spec}
+
+
+def test_kueue_classic_preemption_by_policy() -> None:
+    """preemption_reason follows Kueue v0.19.2's classification of a candidate victim."""
+    within = _queue("a", "c", withinClusterQueue="LowerPriority")
+    assert preemption_reason(within, 125, Running("a", "c", 50), fits_nominal=False) == (
+        IN_CLUSTER_QUEUE
+    )
+    assert preemption_reason(within, 50, Running("a", "c", 50), fits_nominal=False) is None
+    newer = _queue("a", "c", withinClusterQueue="LowerOrNewerEqualPriority")
+    assert preemption_reason(newer, 50, Running("a", "c", 50), fits_nominal=False) is None
+    never = _queue("a", "c", withinClusterQueue="Never", reclaimWithinCohort="Never")
+    assert preemption_reason(never, 125, Running("a", "c", 50), fits_nominal=False) is None
+    assert preemption_reason(never, 125, Running("b", "c", 50, True), fits_nominal=True) is None
+    # another queue of the cohort: only while it borrows, and never from another cohort
+    lower = _queue("a", "c", reclaimWithinCohort="LowerPriority")
+    assert preemption_reason(lower, 125, Running("b", "c", 50, True), fits_nominal=True) == (
+        IN_COHORT_RECLAMATION
+    )
+    assert preemption_reason(lower, 50, Running("b", "c", 50, True), fits_nominal=True) is None
+    assert preemption_reason(lower, 125, Running("b", "x", 50, True), fits_nominal=True) is None
+    assert (
+        preemption_reason(
+            _queue("a", None, reclaimWithinCohort="Any"),
+            125,
+            Running("b", None, 50, True),
+            fits_nominal=True,
+        )
+        is None
+    )
+    # while the preemptor itself borrows: only with borrowWithinCohort LowerPriority
+    borrow = _queue(
+        "a",
+        "c",
+        reclaimWithinCohort="Any",
+        borrowWithinCohort={"policy": "LowerPriority", "maxPriorityThreshold": 75},
+    )
+    assert preemption_reason(borrow, 125, Running("b", "c", 50, True), fits_nominal=False) == (
+        IN_COHORT_RECLAIM_WHILE_BORROWING
+    )
+    assert preemption_reason(borrow, 125, Running("b", "c", 100, True), fits_nominal=False) is None
+    assert preemption_reason(borrow, 50, Running("b", "c", 50, True), fits_nominal=False) is None
 
 
 # --------------------------------------------------------------------------------------------

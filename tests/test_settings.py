@@ -473,3 +473,33 @@ def test_a_run_label_may_be_a_number() -> None:
     with pytest.raises(SettingsError) as raised:
         parse_settings({"workloads": {"qwen-lora": {"run": True}}}, stack="runs")
     assert [p.path for p in raised.value.problems] == ["workloads.qwen-lora.run"]
+
+
+K = "operators.kaiActions"
+
+
+@pytest.mark.parametrize(
+    ("stack", "actions", "path", "fix"),
+    [
+        ("local", ["allocate", "preemt"], f"{K}[1]", "'preemt' is not a KAI scheduler action"),
+        ("local", ["allocate", "allocate"], f"{K}[1]", "duplicate action 'allocate'"),
+        ("local", [], K, "must not be empty: with no actions KAI's scheduler runs all five"),
+        ("local", "allocate", K, "must be a list"),
+        ("dev", ["allocate"], K, "is only for operators.install: false"),
+    ],
+    ids=["misspelt", "duplicate", "empty", "not-a-list", "with-installed-operators"],
+)
+def test_kai_actions_are_kais_own_and_only_for_an_existing_kai(
+    tmp_path: Path, stack: str, actions: Any, path: str, fix: str
+) -> None:
+    def declare(config: Config) -> None:
+        config.setdefault(P + "operators", {})["kaiActions"] = actions
+
+    run = assert_rejected(tmp_path, mutated(stack, declare), path)
+    line = next(line for line in run.error_lines if line.startswith(f"error: {path}: "))
+    assert fix in line
+
+
+def test_kai_actions_as_declared() -> None:
+    assert planned("local").settings.operators.kai_actions == ("allocate",)
+    assert planned("dev").settings.operators.kai_actions is None  # the stack installs KAI

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from aksray.graph import (
@@ -10,10 +9,7 @@ from aksray.graph import (
 )
 from aksray.model import plan
 from aksray.report import summary, summary_lines
-from manifests.capacity import MIB
 from tests.support.harness import planned
-
-GIB = 1024**3
 
 
 def _dev_summary() -> dict[str, Any]:
@@ -58,8 +54,6 @@ def test_dev_pools() -> None:
 
 
 def test_dev_queues() -> None:
-    kai_memory_mb = math.ceil((32 * GIB + 5 * 220130 * MIB) / 10**6)
-    assert kai_memory_mb == 1188475
     assert _dev_summary()["queues"] == [
         {
             "team": "team-a",
@@ -81,15 +75,20 @@ def test_dev_queues() -> None:
                     "lendingLimit": None,
                 },
             ],
-            "kai": {
-                "queue": "team-a",
-                "parent": "research",
-                "quota": {"cpu": 8000 + 5 * 23660, "gpu": 5, "memory": kai_memory_mb},
-                "limit": {"cpu": -1, "gpu": -1, "memory": -1},
-                "overQuotaWeight": 1,
-            },
+            # the team's KAI leaf: where KAI places its pods (the quota is the ClusterQueue's)
+            "kai": {"queue": "team-a", "parent": "research"},
         }
     ]
+
+
+def test_dev_kai_queue_tree_is_unlimited_and_kai_only_places() -> None:
+    data = _dev_summary()
+    unlimited = {"cpu": -1, "gpu": -1, "memory": -1}
+    assert data["kaiQueues"] == [
+        {"queue": "research", "parent": None, "quota": unlimited, "limit": unlimited},
+        {"queue": "team-a", "parent": "research", "quota": unlimited, "limit": unlimited},
+    ]
+    assert data["schedulers"]["kaiActions"] == ["allocate"]
 
 
 def test_dev_workloads() -> None:
@@ -125,7 +124,6 @@ def test_dev_workloads() -> None:
             "kind": kind,
             "priority": priority,
             "priorityValue": value,
-            "nonPreemptible": value >= 100,
             "gangPods": 1 + workers,
             "gangGpus": workers,
             # dev stages its jobs (no `run` yet); the endpoint is deployed.
@@ -149,6 +147,11 @@ def test_summary_text_shows_the_same_numbers() -> None:
     text = "\n".join(summary_lines(_dev_summary()))
     assert "a100  Standard_NC24ads_A100_v4  A100 80GB PCIe  1          0..5   no    5" in text
     assert "team-a  research  a100    5            118300m      1100650Mi" in text
-    assert "team-a  research  5 / 126300 / 1188475  -1 / -1 / -1  1" in text
+    assert (
+        "KAI queues (placement only: the quota is Kueue's, above; KAI actions: allocate):\n"
+        "  queue     parent    quota      limit\n"
+        "  research  -         unlimited  unlimited\n"
+        "  team-a    research  unlimited  unlimited\n"
+    ) in text
     assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4" in text
     assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per Standard_NC24ads" in text

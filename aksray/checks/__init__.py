@@ -14,9 +14,11 @@ Errors:
 - node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
   can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
   it may get are too small;
-- KAI quota: a non-preemptible workload (priority >= 100) needs more than the KAI quota of a
-  queue on its chain (leaf and department): KAI runs it only within quota;
-- KAI hierarchy: child queue quotas add up to more than their parent's;
+- KAI queues unlimited: a KAI queue with a quota or limit other than -1 (a second admission
+  gate beside Kueue's; a limit left out counts as 0);
+- KAI never evicts: KAI's scheduler would run an action that evicts admitted pods (consolidation,
+  reclaim, preempt, stalegangeviction); a warning instead when the cluster's own KAI runs
+  actions the stack cannot see (`operators.install: false` without `operators.kaiActions`);
 - priority classes: a workload's priority has no Kueue WorkloadPriorityClass or no KAI
   PriorityClass;
 - Kueue integrations: a workload's kind is not among the frameworks Kueue's configuration
@@ -25,7 +27,8 @@ Errors:
   on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running).
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
-workload of the stack can use.
+workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
+unlimited).
 """
 
 from __future__ import annotations
@@ -36,7 +39,11 @@ from typing import Final
 from aksray.checks.capacity import check_node_fit, check_pool_capacity
 from aksray.checks.findings import Findings
 from aksray.checks.gangs import check_gang_admission
-from aksray.checks.kai import check_kai_hierarchy, check_kai_quota
+from aksray.checks.kai import (
+    check_kai_never_evicts,
+    check_kai_queues_unlimited,
+    check_over_quota_weight,
+)
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
 from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
@@ -48,13 +55,14 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_pool_capacity,
     check_gang_admission,
     check_node_fit,
-    check_kai_quota,
-    check_kai_hierarchy,
+    check_kai_queues_unlimited,
+    check_kai_never_evicts,
     check_priority_classes,
     check_kueue_integrations,
     check_services_never_evicted,
     check_idle_gpus,
     check_unused_quota,
+    check_over_quota_weight,
 )
 
 

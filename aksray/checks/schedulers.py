@@ -10,22 +10,35 @@ from settings.model import workload_path
 
 
 def check_priority_classes(plan: Plan, out: Findings) -> None:
+    """Both schedulers know every workload's priority, from one table (catalog/priorities.py).
+
+    Kueue never admits a workload whose WorkloadPriorityClass is missing; KAI, missing its
+    PriorityClass, falls back to `train` and orders the gang's pods unlike Kueue does.
+    """
     reg = plan.registered
     for workload in plan.workloads:
         priority = workload.workload.priority
         missing = [
-            what
-            for what, names in (
-                ("Kueue WorkloadPriorityClass", reg.kueue_priority_classes),
-                ("KAI PriorityClass", reg.kai_priority_classes),
+            (what, consequence)
+            for what, names, consequence in (
+                (
+                    "Kueue WorkloadPriorityClass",
+                    reg.kueue_priority_classes,
+                    "Kueue never admits the workload",
+                ),
+                (
+                    "KAI PriorityClass",
+                    reg.kai_priority_classes,
+                    "KAI would place it as train, out of Kueue's order",
+                ),
             )
             if priority not in names
         ]
         if missing:
             out.error(
                 f"{workload_path(workload.spec.name)}.priority",
-                f"priority {priority!r} has no {' and no '.join(missing)}: the scheduler that "
-                "lacks it never runs the workload; both schedulers need the class "
+                f"priority {priority!r} has no {' and no '.join(w for w, _ in missing)}: "
+                f"{'; '.join(c for _, c in missing)}; both schedulers need the class "
                 f"({', '.join(PRIORITY_CLASSES)})",
             )
 

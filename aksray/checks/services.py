@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aksray.admission import cohort_borrowable
+from aksray.admission import Running, cohort_borrowable, preemption_reason
 from aksray.checks.findings import Findings, listed
 from aksray.model import Plan, WorkloadPlan
 from aksray.objects import borrowing_limit
@@ -28,12 +28,22 @@ def check_services_never_evicted(plan: Plan, out: Findings) -> None:
 
 
 def _check_not_outranked(plan: Plan, service: WorkloadPlan, out: Findings) -> None:
-    """Nothing of the endpoint's team may preempt it (withinClusterQueue: LowerPriority)."""
-    value = PRIORITY_CLASSES[service.workload.priority]
+    """Nothing of the endpoint's team may preempt it (its ClusterQueue's withinClusterQueue)."""
+    queue = plan.registered.cluster_queues[service.team.name]
+    running = Running(
+        cluster_queue=service.team.name,
+        cohort=queue["spec"].get("cohortName"),
+        priority=PRIORITY_CLASSES[service.workload.priority],
+    )
     outranking = [
         w.spec.name
         for w in plan.workloads
-        if w.team.name == service.team.name and PRIORITY_CLASSES[w.workload.priority] > value
+        if w.team.name == service.team.name
+        and w is not service
+        and preemption_reason(
+            queue, PRIORITY_CLASSES[w.workload.priority], running, fits_nominal=True
+        )
+        is not None
     ]
     if outranking:
         out.error(
