@@ -19,6 +19,7 @@ EXIT_OK = 0
 EXIT_BROKEN = 1
 EXIT_USAGE = 2
 EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
 ALL = "all"
 
 
@@ -56,7 +57,10 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     from aksray.rehearse.report import json_document, text_lines
     from aksray.rehearse.run import InvalidConfigError, rehearse
 
-    signal.signal(signal.SIGTERM, _interrupt)  # stop the rig's processes on a plain kill too
+    # Ctrl-C, and a plain kill, stop the rig's processes (also when started in the background,
+    # where a shell leaves SIGINT ignored).
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
     scenarios = list(SCENARIOS) if args.scenario == ALL else [args.scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
@@ -71,6 +75,9 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     except RigError as broken:
         print(f"error: the rig failed: {broken}", file=sys.stderr)
         return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        print("rehearsal interrupted: every process it started is stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
     if args.json:
         print(json.dumps(json_document(results), indent=2))
     else:
