@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -76,6 +78,8 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
         print(f"error: the rig failed: {broken}", file=sys.stderr)
         return EXIT_INTERNAL
     except KeyboardInterrupt:
+        if os.environ.get("AKSRAY_DEBUG"):
+            traceback.print_exc()
         print("rehearsal interrupted: every process it started is stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
     if args.json:

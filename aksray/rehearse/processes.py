@@ -9,6 +9,7 @@ bound over /etc: nothing on the machine changes, and the files vanish with the p
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shutil
 import signal
@@ -23,6 +24,16 @@ T = TypeVar("T")
 
 # /etc entries a Go controller may read: name resolution and the time zone.
 ETC_PASSTHROUGH = ("hosts", "resolv.conf", "nsswitch.conf", "localtime", "passwd", "group")
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the rehearsal's process dies, however it dies
+    (a SIGKILL included), so a rig never outlives the command that started it."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class RigError(Exception):
@@ -99,6 +110,7 @@ class Supervisor:
                 stderr=subprocess.STDOUT,
                 env=environment,
                 start_new_session=True,
+                preexec_fn=die_with_parent,  # noqa: PLW1509 - no threads run during bring-up
             )
         process = Process(name, popen, log)
         self.processes.append(process)
