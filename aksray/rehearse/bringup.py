@@ -11,12 +11,14 @@ from aksray.rehearse.controlplane import (
     Timer,
     apply_crds,
     credentials,
+    free_loopback,
     kuberay_private_etc,
     start_apiserver,
     start_controllers,
     start_etcd,
     write_kubeconfig,
 )
+from aksray.rehearse.dashboard import DASHBOARD_PORT, SERVE_PORT
 from aksray.rehearse.kube import Kube
 from aksray.rehearse.operators import start_kuberay, start_kueue
 from aksray.rehearse.pki import make_pki
@@ -66,8 +68,9 @@ def start_rig(tools: RigToolchain, run_dir: Path) -> ControlPlane:
         kube = Kube(credentials(server, pki))
         with timer.step("crds"):
             apply_crds(kube, supervisor, sorted(tools.kueue_crds.glob("*.yaml")) + shipped_crds())
+        dashboard_address, node_address = free_loopback(DASHBOARD_PORT), free_loopback(SERVE_PORT)
         with timer.step("controllers"):
-            start_controllers(supervisor, tools, pki, kubeconfig)
+            start_controllers(supervisor, tools, pki, kubeconfig, node_address)
         with timer.step("kueue"):
             start_kueue(
                 supervisor, tools=tools, pki=pki, kubeconfig=kubeconfig, kube=kube, run_dir=run_dir
@@ -79,4 +82,7 @@ def start_rig(tools: RigToolchain, run_dir: Path) -> ControlPlane:
         supervisor.stop_all()
         raise
     timings["total"] = round(time.monotonic() - t0, 2)
-    return ControlPlane(tools, run_dir, supervisor, pki, kubeconfig, kube, etc, timings)
+    return ControlPlane(
+        tools, run_dir, supervisor, pki, kubeconfig, kube, etc, dashboard_address, node_address,
+        timings,
+    )  # fmt: skip

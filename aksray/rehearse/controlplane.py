@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import secrets
 import shutil
 import socket
 import ssl
@@ -25,17 +26,30 @@ import yaml
 
 from aksray.rehearse.kube import Credentials, Kube
 from aksray.rehearse.pki import Pki
-from aksray.rehearse.processes import Supervisor, private_etc
+from aksray.rehearse.processes import RigError, Supervisor, private_etc
 from aksray.rehearse.toolchain import RigToolchain
 
-# The stand-in Ray dashboard answers here, for every head Service name (see dashboard.py).
-DASHBOARD_ADDRESS: Final = "127.0.100.2"
-# kwok reports this as every node's InternalIP, hence every pod's hostIP.
-NODE_ADDRESS: Final = "127.0.100.3"
+# The stand-in Ray dashboard (every head Service name resolves to it, see dashboard.py) and the
+# nodes' InternalIP (every pod's hostIP: Serve's proxy health) get loopback addresses of their
+# own per rig, in this range, so rigs side by side never collide.
+LOOPBACK_RANGE: Final = "127.100"
 # The DNS suffix the KubeRay operator builds head Service names with (CLUSTER_DOMAIN); only the
 # operator's private hosts file resolves it.
 CLUSTER_DOMAIN: Final = "rehearse.invalid"
 KUBECONFIG_CONTEXT: Final = "aksray-rehearse"
+
+
+def free_loopback(port: int) -> str:
+    """A loopback address whose `port` is free."""
+    for _ in range(500):
+        address = f"{LOOPBACK_RANGE}.{secrets.randbelow(256)}.{1 + secrets.randbelow(254)}"
+        with socket.socket() as probe:
+            try:
+                probe.bind((address, port))
+            except OSError:
+                continue
+        return address
+    raise RigError(f"no free {LOOPBACK_RANGE}.x.y address with port {port}")
 
 
 def free_port() -> int:
@@ -105,6 +119,8 @@ class ControlPlane:
     kubeconfig: Path
     kube: Kube
     kuberay_etc: Path
+    dashboard_address: str
+    node_address: str
     timings: dict[str, float] = field(default_factory=dict)
 
     def stop(self) -> list[str]:
@@ -209,7 +225,9 @@ def apply_crds(kube: Kube, sup: Supervisor, files: list[Path]) -> int:
     return len(names)
 
 
-def start_controllers(sup: Supervisor, tools: RigToolchain, pki: Pki, kubeconfig: Path) -> None:
+def start_controllers(
+    sup: Supervisor, tools: RigToolchain, pki: Pki, kubeconfig: Path, node_address: str
+) -> None:
     env = {"KUBECONFIG": str(kubeconfig)}
     kcm_port, sched_port = free_port(), free_port()
     sup.start(
@@ -249,7 +267,7 @@ def start_controllers(sup: Supervisor, tools: RigToolchain, pki: Pki, kubeconfig
             f"--config={tools.kwok_stages}",
             "--manage-all-nodes=true",
             "--cidr=10.244.0.0/16",
-            f"--node-ip={NODE_ADDRESS}",
+            f"--node-ip={node_address}",
             "--node-lease-duration-seconds=40",
         ],
         env,

@@ -3,7 +3,8 @@
 kwok pods run no Ray, but KubeRay drives RayJobs and RayServices through the head's dashboard
 (job submission and status, Serve applications) and Serve's proxy health. This server answers
 those calls for every head at once: the operator resolves `<head-svc>.<ns>.svc.<domain>` through
-its private hosts file to DASHBOARD_ADDRESS, and the Host header says which head was called.
+its private hosts file to the dashboard's loopback address, and the Host header says which head
+was called.
 
 A submitted job is PENDING, then RUNNING for the time the scenario gives its workload, then
 SUCCEEDED (or FAILED, when the scenario says so); a stop request ends it STOPPED. Serve

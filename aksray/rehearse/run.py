@@ -15,9 +15,7 @@ import yaml
 from aksray.rehearse.bringup import start_rig
 from aksray.rehearse.controlplane import (
     CLUSTER_DOMAIN,
-    DASHBOARD_ADDRESS,
     KUBECONFIG_CONTEXT,
-    NODE_ADDRESS,
     remove_run_data,
     rig_run_dir,
 )
@@ -211,7 +209,7 @@ def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
     tools = rig_toolchain()
     plane = start_rig(tools, run_dir)
     state = DashboardState()
-    dashboard = StandInDashboard(DASHBOARD_ADDRESS, NODE_ADDRESS, state)
+    dashboard = StandInDashboard(plane.dashboard_address, plane.node_address, state)
     try:
         notes = [
             KAI_NOTE,
@@ -223,7 +221,7 @@ def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
             plane.kubeconfig,
             KUBECONFIG_CONTEXT,
             tools.controller_versions(),
-            HeadHosts(plane.kuberay_etc, DASHBOARD_ADDRESS, CLUSTER_DOMAIN),
+            HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN),
             state,
             plane.supervisor,
             notes,
