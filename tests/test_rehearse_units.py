@@ -265,3 +265,29 @@ def test_the_timeline_says_where_the_workers_and_the_head_were_admitted() -> Non
     long = TimelineEvent(1.0, "x", "evicted", "y" * 500)
     assert len(long.line(width=50)) < 80
     assert long.as_json()["detail"] == "y" * 500
+
+
+@pytest.mark.parametrize(
+    ("stack", "workers", "noted"),
+    [
+        # One team, a pool of 2 one-GPU nodes: the 4-worker default can never be admitted.
+        (ROOT / "tests" / "stacks" / "kai-demo.yaml", 2, True),
+        (ROOT / "stacks" / "Pulumi.dev.yaml", 4, False),  # the stack's own count fits
+    ],
+)
+def test_the_node_scenarios_train_a_gang_the_team_is_admitted(
+    stack: Path, workers: int, noted: bool
+) -> None:
+    from aksray.rehearse.scenarios import Context, first_gpu_team, training_that_fits
+    from aksray.rehearse.stack import stack_workloads
+    from aksray.runner import run_program
+
+    settings = run_program(stack).settings
+    ctx = Context(
+        settings, observer=None, apply=None, set_nodes=None, set_run_time=None,  # type: ignore[arg-type]
+        stack_workloads=stack_workloads(read_stack_file(stack)),
+    )  # fmt: skip
+    entry = training_that_fits(ctx, first_gpu_team(ctx))
+    assert (entry["enabled"], entry["run"]) == (True, "rehearse-1")
+    assert entry.get("workers") == workers
+    assert bool(ctx.notes) is noted

@@ -367,10 +367,7 @@ def nodes_arrive_late(ctx: Context) -> None:
         section[name] = entry
     jobs = [n for n, e in section.items() if e.get("run")]
     if not jobs:  # a stack that enables no job: its first GPU team trains
-        team = first_gpu_team(ctx)
-        section[TRAINING] = job(
-            ctx.stack_workloads, TRAINING, enabled=True, team=team.name, run="rehearse-1"
-        )
+        section[TRAINING] = training_that_fits(ctx, first_gpu_team(ctx))
         ctx.set_run_time(TRAINING, SHORT_RUN_S)
         jobs = [TRAINING]
     ctx.apply(section, "submit")
@@ -401,6 +398,24 @@ def first_gpu_team(ctx: Context) -> TeamSettings:
     raise NotApplicableError("no team has GPU quota")
 
 
+def training_that_fits(ctx: Context, team: TeamSettings) -> dict[str, Any]:
+    """The training job in `team`, started, with the stack's worker count where its first GPU
+    flavor admits that gang, else the largest gang it admits (a scenario about nodes, not quota,
+    must not pick a job Kueue can never admit)."""
+    entry = job(ctx.stack_workloads, TRAINING, enabled=True, team=team.name, run="rehearse-1")
+    flavor = gpu_flavors(ctx.settings, team)[0]
+    cohort = next(list(d.teams) for d in ctx.settings.scheduling.departments if team in d.teams)
+    fits = admissible_gpus(ctx.settings, team, flavor, cohort)
+    wanted = entry.get("workers", pod_count(ctx.settings, TRAINING) - 1)
+    if wanted > fits:
+        entry["workers"] = fits
+        ctx.notes.append(
+            f"{TRAINING} runs with {fits} workers, not {wanted}: team {team.name} is admitted "
+            f"at most {fits} GPUs of {flavor}"
+        )
+    return entry
+
+
 def no_capacity(ctx: Context) -> None:
     """A GPU pool whose nodes never come (no Azure VM quota): the job must not hold quota."""
     team = first_gpu_team(ctx)
@@ -410,9 +425,7 @@ def no_capacity(ctx: Context) -> None:
     for pool in ctx.settings.cluster.gpu_pools:
         ctx.set_nodes(pool.name, 0)
     section = all_off(ctx.stack_workloads)
-    section[TRAINING] = job(
-        ctx.stack_workloads, TRAINING, enabled=True, team=team_name, run="rehearse-1"
-    )
+    section[TRAINING] = training_that_fits(ctx, team)
     ctx.apply(section, "submit")
     ctx.wait(f"{TRAINING} to be admitted", admitted(TRAINING), 120)
     released = ctx.wait(
