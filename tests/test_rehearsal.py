@@ -1,15 +1,17 @@
 """Tier T5: every scenario on the real controllers, for dev, prod and the two seed demos.
 
 `make rehearse-test` runs these (marker `rehearsal`; the default run deselects them): each stack
-is rehearsed with `aksray rehearse --scenario all --json` on a rig of its own, and the tests
-assert the timeline the controllers produced, not only the exit code.
+is rehearsed with `aksray rehearse --scenario all --json` on a rig of its own, two at once, and
+the tests assert the timeline the controllers produced, not only the exit code.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -28,14 +30,42 @@ STACKS = {
 pytestmark = pytest.mark.rehearsal
 
 
-@cache
-def rehearsal(stack: str) -> dict[str, dict[str, Any]]:
-    """Every scenario of one stack, by scenario name (one rig per stack)."""
-    done = subprocess.run(
+# Stacks rehearsed at once, each on a rig of its own (own loopback addresses and ports): most of
+# a rehearsal is waiting on controllers' timers, so two share 2 cores without slowing each other.
+AT_ONCE = int(os.environ.get("AKSRAY_REHEARSALS_AT_ONCE", "2"))
+_runs: dict[str, Future[subprocess.CompletedProcess[str]]] = {}
+
+
+def _rehearse(stack: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [sys.executable, "-m", "aksray.rehearse", "rehearse", "--config", str(STACKS[stack]),
          "--scenario", "all", "--json"],
         cwd=ROOT, capture_output=True, text=True, timeout=3000, check=False,
     )  # fmt: skip
+
+
+@pytest.fixture(scope="module", autouse=True)
+def rehearsals(request: pytest.FixtureRequest) -> Any:
+    """Starts the rehearsal of every stack the selected tests use, AT_ONCE at a time."""
+    params = [
+        item.callspec.params
+        for item in request.session.items
+        if isinstance(item, pytest.Function) and item.module is sys.modules[__name__]
+        and hasattr(item, "callspec")
+    ]  # fmt: skip
+    wanted = {p["stack"] for p in params if "stack" in p}
+    pool = ThreadPoolExecutor(max_workers=AT_ONCE)
+    for stack in STACKS:  # in the tests' order, so the first tests' rehearsal ends first
+        if stack in wanted:
+            _runs[stack] = pool.submit(_rehearse, stack)
+    yield
+    pool.shutdown(cancel_futures=True)
+
+
+@cache
+def rehearsal(stack: str) -> dict[str, dict[str, Any]]:
+    """Every scenario of one stack, by scenario name (one rig per stack)."""
+    done = _runs[stack].result()
     assert done.returncode in (0, 1), done.stderr[-4000:]
     results = json.loads(done.stdout)
     return {r["scenario"]: r for r in results}
