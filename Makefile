@@ -20,7 +20,7 @@ UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 comma := ,
 
-.PHONY: install lock plan lint typecheck test check test-payloads engine e2e bench rig rehearse-test clean FORCE
+.PHONY: install lock plan lint typecheck test check golden test-payloads engine e2e bench rig rehearse-test clean FORCE
 
 install: $(STAMP)
 
@@ -110,6 +110,10 @@ check: lint typecheck test
 
 # Whole-process `aksray plan` time and peak memory on generated stacks of 1-1000 teams and the
 # project's prod and dev stacks (about 2 minutes; see docs/development.md, "Benchmark").
+# Rewrites tests/golden/ (what plan and render print for dev, prod and local) from the code.
+golden: install
+	$(BIN)/python -m tests.support.golden
+
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev
 

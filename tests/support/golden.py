@@ -1,0 +1,68 @@
+"""What `aksray plan` and `aksray render` print for the project's stacks, as files.
+
+The golden copies under tests/golden/<stack>/ are what a user sees: the plan as text and as
+JSON, and every file `aksray render` writes. `make golden` rewrites them from the current code;
+tests/test_golden.py compares byte for byte, so a change to any output shows in the diff of the
+commit that made it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import shutil
+import tempfile
+from pathlib import Path
+
+from aksray.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "golden"
+STACKS = ("dev", "prod", "local")
+
+
+def _stdout_of(argv: list[str]) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(argv)
+    return out.getvalue()
+
+
+def outputs(stack: str) -> dict[str, bytes]:
+    """Every output of one stack by its path under tests/golden/<stack>/."""
+    files = {
+        "plan.txt": _stdout_of(["plan", "--stack", stack]).encode(),
+        "plan.json": _stdout_of(["plan", "--stack", stack, "--json"]).encode(),
+    }
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "render"
+        _stdout_of(["render", "--stack", stack, "--out", str(out)])
+        for path in sorted(out.rglob("*")):
+            if path.is_file():
+                files[f"render/{path.relative_to(out).as_posix()}"] = path.read_bytes()
+    return files
+
+
+def stored(stack: str) -> dict[str, bytes]:
+    folder = GOLDEN / stack
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def write(stack: str) -> int:
+    folder = GOLDEN / stack
+    shutil.rmtree(folder, ignore_errors=True)
+    files = outputs(stack)
+    for name, content in files.items():
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+    return len(files)
+
+
+if __name__ == "__main__":
+    for name in STACKS:
+        print(f"golden: {name}: {write(name)} files")
