@@ -271,12 +271,13 @@ def _offline_runtime() -> Iterator[None]:
       tasks per hundred resources, and the collector's passes over that growing heap took about
       half of a run (more for large stacks). A run is short; its garbage is collected after it.
     - Source positions (`sdk_private.no_stack_traces`).
-    Neither changes what the program registers.
+    - Alias URNs nothing reads (`sdk_private.deferred_alias_urns`).
+    None of them changes what the program registers.
     """
     collecting = gc.isenabled()
     gc.disable()
     try:
-        with sdk_private.no_stack_traces():
+        with sdk_private.no_stack_traces(), sdk_private.deferred_alias_urns():
             yield
     finally:
         if collecting:

@@ -17,8 +17,9 @@ from importlib.metadata import version
 from types import ModuleType
 from typing import Any, Final, TypeVar
 
-from pulumi.runtime import mocks, resource, rpc, sync_await
-from pulumi.runtime.proto import source_pb2
+import pulumi.resource
+from pulumi.runtime import mocks, resource, rpc, settings, sync_await
+from pulumi.runtime.proto import resource_pb2, source_pb2
 
 T = TypeVar("T")
 
@@ -61,6 +62,10 @@ _RESOLVE_CALLBACKS: Final[Callable[[Any], list[Any]]] = _private(
 )
 _STACK_TRACE_HOOK: Final = "_get_stack_trace"
 _private(resource, _STACK_TRACE_HOOK, "the source position the SDK records per resource")
+# Resource.__init__ turns every alias into a URN output up front (pulumi/resource.py imports it
+# under this name); only an engine without alias specs ever reads those URNs.
+_ALIAS_TO_URN: Final = "collapse_alias_to_urn"
+_private(pulumi.resource, _ALIAS_TO_URN, "the URN of an alias, computed per resource")
 _REGISTRATION: Final[type] = _private(
     mocks.MockMonitor, "ResourceRegistration", "what the mock monitor keeps per resource"
 )
@@ -106,3 +111,26 @@ def no_stack_traces() -> Iterator[None]:
         yield
     finally:
         setattr(resource, _STACK_TRACE_HOOK, saved)
+
+
+@contextlib.contextmanager
+def deferred_alias_urns() -> Iterator[None]:
+    """Aliases kept as written instead of as URN outputs, while the monitor takes alias specs.
+
+    Resource.__init__ computes a URN output for every alias of every resource (the Azure classes
+    carry one alias per earlier API version: about a thousand on prod, a third of the plan's run
+    time), but the SDK reads them only to send URNs to an engine that cannot take alias specs.
+    The mock monitor takes them, as the real engine does, so what is registered is the same.
+    """
+    original = getattr(pulumi.resource, _ALIAS_TO_URN)
+
+    def keep_alias(alias: Any, name: str, type_: str, parent: Any) -> Any:
+        if settings.monitor_supports_feature(resource_pb2.RESOURCE_MONITOR_FEATURE_ALIAS_SPECS):
+            return alias
+        return original(alias, name, type_, parent)
+
+    setattr(pulumi.resource, _ALIAS_TO_URN, keep_alias)
+    try:
+        yield
+    finally:
+        setattr(pulumi.resource, _ALIAS_TO_URN, original)

@@ -291,3 +291,10 @@ def test_the_node_scenarios_train_a_gang_the_team_is_admitted(
     assert (entry["enabled"], entry["run"]) == (True, "rehearse-1")
     assert entry.get("workers") == workers
     assert bool(ctx.notes) is noted
+
+
+def test_every_scenario_name_the_cli_offers_has_its_scenario() -> None:
+    from aksray.rehearse.scenario_names import SCENARIO_NAMES
+    from aksray.rehearse.scenarios import SCENARIOS
+
+    assert tuple(SCENARIOS) == SCENARIO_NAMES

@@ -92,3 +92,59 @@ def test_the_runtime_config_that_settings_load_reads() -> None:
         assert not runtime_config.is_config_secret("aks-ray-platform:location")
     finally:
         runtime_config.set_all_config({}, [])
+
+
+class _AliasRecorder(pulumi_mocks.MockMonitor):
+    def __init__(self, mocks: Any) -> None:
+        super().__init__(mocks)
+        self.aliases: dict[str, list[str]] = {}
+
+    def RegisterResource(self, request: Any) -> Any:
+        self.aliases[request.name] = [str(a) for a in request.aliases]
+        return super().RegisterResource(request)  # type: ignore[no-untyped-call]
+
+
+def _aliases_sent(deferred: bool) -> tuple[list[str], list[Any]]:
+    """The alias specs a resource with aliases sends, and what it keeps in `_aliases`."""
+    import pulumi
+    from pulumi.runtime import settings as runtime_settings
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    runtime_settings.reset_options(project="test", stack="test", preview=False)
+    monitor = _AliasRecorder(PlatformMocks())
+    pulumi_mocks.set_mocks(PlatformMocks(), project="test", stack="test", monitor=monitor)
+    kept: list[Any] = []
+
+    def program() -> None:
+        opts = pulumi.ResourceOptions(
+            aliases=[pulumi.Alias(type_="test:index/v1:Thing"), pulumi.Alias(name="old")]
+        )
+        thing = pulumi.CustomResource("test:index/v2:Thing", "thing", {}, opts)
+        kept.extend(thing._aliases)
+
+    async def run() -> None:
+        await pulumi.runtime.stack.run_pulumi_func(program)
+
+    try:
+        if deferred:
+            with sdk_private.deferred_alias_urns():
+                loop.run_until_complete(run())
+        else:
+            loop.run_until_complete(run())
+    finally:
+        runtime_settings.reset_options()
+        asyncio.set_event_loop(None)
+        loop.close()
+    return monitor.aliases["thing"], kept
+
+
+def test_deferred_alias_urns_send_the_same_alias_specs_and_restore_the_sdk() -> None:
+    import pulumi
+
+    original = getattr(pulumi.resource, "collapse_alias_to_urn")  # noqa: B009 - not exported
+    sent, kept = _aliases_sent(deferred=True)
+    assert getattr(pulumi.resource, "collapse_alias_to_urn") is original  # noqa: B009
+    assert sent == _aliases_sent(deferred=False)[0]
+    assert len(sent) == 2 and "test:index/v1:Thing" in sent[0] and "old" in sent[1]
+    assert all(isinstance(a, pulumi.Alias) for a in kept)  # no URN outputs were built

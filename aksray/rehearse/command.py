@@ -14,7 +14,7 @@ from types import FrameType
 from typing import Any
 
 from aksray.rehearse.processes import RigError
-from aksray.rehearse.scenarios import SCENARIOS
+from aksray.rehearse.scenario_names import SCENARIO_NAMES
 from aksray.rehearse.toolchain import ToolchainMissingError
 
 EXIT_OK = 0
@@ -39,7 +39,7 @@ def add_parser(commands: Any, add_source: Callable[[argparse.ArgumentParser], No
     rehearse.add_argument(
         "--scenario",
         default="submit-all",
-        choices=[*SCENARIOS, ALL],
+        choices=[*SCENARIO_NAMES, ALL],
         help="what to play (default: submit-all; `all` plays every scenario on one rig)",
     )
     rehearse.add_argument(
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     # where a shell leaves SIGINT ignored).
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)
-    scenarios = list(SCENARIOS) if args.scenario == ALL else [args.scenario]
+    scenarios = list(SCENARIO_NAMES) if args.scenario == ALL else [args.scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
         results = rehearse(config_file, name, scenarios, args.kubeconfig)

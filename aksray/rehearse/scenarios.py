@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from aksray.rehearse import objects as o
+from aksray.rehearse import scenario_names as n
 from aksray.rehearse.observe import Observer, Sample, Verdict
 from catalog.quantities import GPU_RESOURCE
 from manifests.capacity import effective_limit, effective_quota
@@ -439,9 +440,9 @@ def no_capacity(ctx: Context) -> None:
 
 
 SCENARIOS: Final[dict[str, Callable[[Context], None]]] = {
-    "submit-all": submit_all,
-    "inference-preempts-training": inference_preempts_training,
-    "borrow-and-reclaim": borrow_and_reclaim,
-    "nodes-arrive-late": nodes_arrive_late,
-    "no-capacity": no_capacity,
+    n.SUBMIT_ALL: submit_all,
+    n.INFERENCE_PREEMPTS_TRAINING: inference_preempts_training,
+    n.BORROW_AND_RECLAIM: borrow_and_reclaim,
+    n.NODES_ARRIVE_LATE: nodes_arrive_late,
+    n.NO_CAPACITY: no_capacity,
 }

@@ -1,0 +1,19 @@
+"""The scenarios' names, apart from their code, so the CLI lists them without importing it."""
+
+from __future__ import annotations
+
+from typing import Final
+
+SUBMIT_ALL: Final = "submit-all"
+INFERENCE_PREEMPTS_TRAINING: Final = "inference-preempts-training"
+BORROW_AND_RECLAIM: Final = "borrow-and-reclaim"
+NODES_ARRIVE_LATE: Final = "nodes-arrive-late"
+NO_CAPACITY: Final = "no-capacity"
+# In the order `--scenario all` plays them.
+SCENARIO_NAMES: Final = (
+    SUBMIT_ALL,
+    INFERENCE_PREEMPTS_TRAINING,
+    BORROW_AND_RECLAIM,
+    NODES_ARRIVE_LATE,
+    NO_CAPACITY,
+)
