@@ -115,7 +115,7 @@ golden: install
 	$(BIN)/python -m tests.support.golden
 
 bench: install
-	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev
+	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev --preview --write-readme
 
 # Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: ~30-70 min on 2 cores,
 # then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.

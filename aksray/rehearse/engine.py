@@ -37,7 +37,7 @@ class EngineStack:
     def project(self) -> Path:
         return self.run_dir / "project"
 
-    def _env(self) -> dict[str, str]:
+    def env(self) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("PULUMI_")}
         env.update(
             {
@@ -55,21 +55,21 @@ class EngineStack:
         )
         return env
 
+    def command(self, *args: str) -> list[str]:
+        return [str(self.engine.bin / "pulumi"), *args, "--stack", self.stack, "--non-interactive"]
+
+    def preview_command(self) -> list[str]:
+        return self.command("preview")
+
     def _pulumi(self, *args: str, log: str) -> float:
         t0 = time.monotonic()
         out = self.run_dir / "logs" / f"pulumi-{log}.log"
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("ab") as handle:
             result = subprocess.run(  # noqa: S603 - the engine we built
-                [
-                    str(self.engine.bin / "pulumi"),
-                    *args,
-                    "--stack",
-                    self.stack,
-                    "--non-interactive",
-                ],
+                self.command(*args),
                 cwd=self.project,
-                env=self._env(),
+                env=self.env(),
                 stdout=handle,
                 stderr=subprocess.STDOUT,
                 timeout=UP_TIMEOUT_S,
@@ -90,13 +90,13 @@ class EngineStack:
             yaml.safe_dump(project, sort_keys=False), encoding="utf-8"
         )
         (self.run_dir / "pulumi-state").mkdir(parents=True, exist_ok=True)
-        self._write_config({})
+        self.write_config({})
         self._pulumi("stack", "init", "--secrets-provider", "passphrase", log="init")
 
     def _stack_file(self) -> Path:
         return self.project / "stacks" / f"Pulumi.{self.stack}.yaml"
 
-    def _write_config(self, config: dict[str, Any]) -> None:
+    def write_config(self, config: dict[str, Any]) -> None:
         path = self._stack_file()
         existing = yaml.safe_load(path.read_text(encoding="utf-8")) if path.exists() else {}
         document = {k: v for k, v in (existing or {}).items() if k != "config"}  # keep the salt
@@ -105,7 +105,7 @@ class EngineStack:
 
     def up(self, config: dict[str, Any], step: str) -> float:
         """Write the stack's config and run `pulumi up`; seconds it took."""
-        self._write_config(config)
+        self.write_config(config)
         return self._pulumi("up", "--yes", "--skip-preview", log=f"up-{step}")
 
     def destroy(self) -> float:
@@ -115,7 +115,7 @@ class EngineStack:
         out = subprocess.run(  # noqa: S603
             [str(self.engine.bin / "pulumi"), "stack", "export", "--stack", self.stack],
             cwd=self.project,
-            env=self._env(),
+            env=self.env(),
             capture_output=True,
             check=True,
             text=True,

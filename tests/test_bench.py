@@ -1,0 +1,59 @@
+"""scripts/bench_plan.py: the table it prints and the README block it writes."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _bench() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_plan", ROOT / "scripts" / "bench_plan.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_plan"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _row(stack: str, median: float) -> dict[str, Any]:
+    return {
+        "stack": stack, "runs": 5, "median_s": median, "min_s": median, "max_s": median,
+        "cpu_s": median, "peak_rss_mib": 80.0, "load_before": "0.10 0.20 0.30",
+        "load_after": "0.20 0.20 0.30",
+    }  # fmt: skip
+
+
+def test_the_readme_block_is_replaced_and_nothing_else(tmp_path: Path) -> None:
+    bench = _bench()
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# x\nbefore\n{bench.README_START}\nold\n{bench.README_END}\nafter\n")
+    rows = [_row("local", 0.5), _row("local: pulumi preview", 3.0), _row("10 teams", 1.0),
+            _row("100 teams", 1.9)]  # fmt: skip
+    bench.write_readme(rows, readme)
+    text = readme.read_text()
+    assert text.startswith("# x\nbefore\n") and text.endswith(f"{bench.README_END}\nafter\n")
+    assert "old" not in text
+    assert "| local: pulumi preview | 5 | 3.00 | 3.00..3.00 | 3.00 | 80 |" in text
+    assert "6.0x faster than `pulumi preview`" in text
+    assert "100 teams take 1.9x the 10-team time" in text
+
+
+def test_a_readme_without_the_block_is_refused(tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# x\n")
+    with pytest.raises(SystemExit, match="no benchmark block"):
+        _bench().write_readme([_row("prod", 1.0)], readme)
+
+
+def test_one_timed_run_reports_wall_cpu_and_memory() -> None:
+    bench = _bench()
+    burn = [sys.executable, "-c", "sum(range(3_000_000))"]
+    row = bench.bench("burn", burn, runs=2)
+    assert row["runs"] == 2 and 0 < row["cpu_s"] <= row["max_s"] + 0.05
+    assert row["min_s"] <= row["median_s"] <= row["max_s"] and row["peak_rss_mib"] > 1
