@@ -8,6 +8,7 @@ supplies the plain value (tests do, to prove it never leaks).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,22 +45,41 @@ def _is_secure(value: object) -> bool:
     return isinstance(value, Mapping) and set(value) == {"secure"}
 
 
-def _unwrap_secure(value: Any, plain: str | None) -> tuple[Any, bool]:
+# What a secrets provider writes under `secure:`: the passphrase provider's
+# `v1:<base64 nonce>:<base64 ciphertext>`, or the plain base64 of the cloud and service providers.
+_BASE64 = r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+_CIPHERTEXT = re.compile(rf"^(?:v1:{_BASE64}:{_BASE64}|{_BASE64})$")
+
+
+def _check_ciphertext(value: object, path: str) -> None:
+    if isinstance(value, str) and len(value) >= 8 and _CIPHERTEXT.match(value):
+        return
+    nested = "." in path or "[" in path
+    command = f"--secret --path '{path}'" if nested else f"--secret {path}"
+    raise StackFileError(
+        path,
+        "`secure:` holds something that is not Pulumi ciphertext (a value pasted in by hand is "
+        f"stored in plain text); remove it and run `pulumi config set {command} <value>`",
+    )
+
+
+def _unwrap_secure(value: Any, plain: str | None, path: str) -> tuple[Any, bool]:
     """Replace nested `{secure: ...}` with the plain value (or the stand-in)."""
     if _is_secure(value):
+        _check_ciphertext(value["secure"], path)
         return (plain if plain is not None else SECRET_STAND_IN), True
     if isinstance(value, Mapping):
         found = False
         result: dict[str, Any] = {}
         for key, item in value.items():
-            result[key], nested = _unwrap_secure(item, plain)
+            result[key], nested = _unwrap_secure(item, plain, f"{path}.{key}")
             found = found or nested
         return result, found
     if isinstance(value, list):
         found = False
         items = []
-        for item in value:
-            unwrapped, nested = _unwrap_secure(item, plain)
+        for index, item in enumerate(value):
+            unwrapped, nested = _unwrap_secure(item, plain, f"{path}[{index}]")
             items.append(unwrapped)
             found = found or nested
         return items, found
@@ -117,13 +137,29 @@ def load_stack_config(
 
     values: dict[str, str] = {}
     secret_keys: set[str] = set()
+    written: dict[str, str] = {}  # full key -> the key as the file spells it
+    for key, raw_value in config.items():
+        full_key = _full_key(key)
+        if full_key in written:
+            raise StackFileError(
+                full_key.split(":", 1)[1],
+                f"is set twice, as `{written[full_key]}` and as `{key}`, and only one would "
+                "count; keep one",
+            )
+        written[full_key] = str(key)
     for key, raw_value in {**_project_defaults(project_file), **config}.items():
-        full_key = str(key) if ":" in str(key) else f"{PROJECT}:{key}"
+        full_key = _full_key(key)
         if raw_value is None:
             continue
-        plain = (secret_values or {}).get(full_key.split(":", 1)[1])
-        value, is_secret = _unwrap_secure(raw_value, plain)
+        short_key = full_key.split(":", 1)[1]
+        plain = (secret_values or {}).get(short_key)
+        value, is_secret = _unwrap_secure(raw_value, plain, short_key)
         if is_secret:
             secret_keys.add(full_key)
         values[full_key] = _as_config_string(value)
     return StackConfig(values=values, secret_keys=frozenset(secret_keys))
+
+
+def _full_key(key: object) -> str:
+    """`namespace:key`; a bare key is the project's."""
+    return str(key) if ":" in str(key) else f"{PROJECT}:{key}"
