@@ -138,7 +138,7 @@ def load_stack_config(
     values: dict[str, str] = {}
     secret_keys: set[str] = set()
     written: dict[str, str] = {}  # full key -> the key as the file spells it
-    for key, raw_value in config.items():
+    for key in config:
         full_key = _full_key(key)
         if full_key in written:
             raise StackFileError(
