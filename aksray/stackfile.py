@@ -16,79 +16,23 @@ from typing import Any, Final
 
 import yaml
 
+from aksray.stackyaml import StackFileError, StackYamlLoader, load_stack_yaml
+
+__all__ = [
+    "SECRET_STAND_IN",
+    "StackConfig",
+    "StackFileError",
+    "StackYamlLoader",
+    "load_stack_config",
+]
 from catalog.project import PROJECT
 
-# libyaml's safe loader when PyYAML has it (about ten times faster on large stack files), the
-# pure-Python one otherwise: both build plain data only.
-_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class StackYamlLoader(_BASE_LOADER):  # type: ignore[misc]
-    """Reads a stack file the way the Pulumi CLI does: YAML 1.2's core schema, not PyYAML's 1.1.
-
-    Only true/false are booleans (`yes`, `on` stay strings), numbers have no base-60 forms
-    (`22:30` stays a string), a date stays text, and a key given twice is an error.
-    """
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        return mapping
-
-    def construct_decimal_int(self, node: Any) -> int:
-        # YAML 1.2: a leading zero is still decimal (1.1 read `010` as octal 8).
-        text = str(self.construct_scalar(node)).replace("_", "")
-        return int(text, 16) if text.lower().startswith("0x") else int(text, 10)
-
-    def construct_timestamp_text(self, node: Any) -> str:
-        # The Pulumi CLI hands an unquoted date over as Go prints it.
-        text = str(self.construct_scalar(node))
-        return f"{text} 00:00:00 +0000 UTC" if _DATE.match(text) else text
-
-
-_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-StackYamlLoader.yaml_implicit_resolvers = {}
-for _tag, _pattern, _first in (
-    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-    ("int", r"^(?:[-+]?[0-9]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-    (
-        "float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        "-+0123456789.",
-    ),
-    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    ("timestamp", r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?$", "0123456789"),
-):
-    StackYamlLoader.add_implicit_resolver(
-        f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first)
-    )
-StackYamlLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", StackYamlLoader.construct_timestamp_text
-)
-StackYamlLoader.add_constructor("tag:yaml.org,2002:int", StackYamlLoader.construct_decimal_int)
 _LOADER: Final = StackYamlLoader
 SECRET_STAND_IN: Final = "[secret]"  # noqa: S105 - a mask, not a credential
 # Stack-file keys that are not configuration.
 _NON_CONFIG_KEYS: Final = frozenset(
     {"secretsprovider", "encryptedkey", "encryptionsalt", "environment"}
 )
-
-
-class StackFileError(Exception):
-    """The stack file cannot be read as Pulumi configuration. `path` names the culprit."""
-
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
-        self.path = path
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -101,22 +45,41 @@ def _is_secure(value: object) -> bool:
     return isinstance(value, Mapping) and set(value) == {"secure"}
 
 
-def _unwrap_secure(value: Any, plain: str | None) -> tuple[Any, bool]:
+# What a secrets provider writes under `secure:`: the passphrase provider's
+# `v1:<base64 nonce>:<base64 ciphertext>`, or the plain base64 of the cloud and service providers.
+_BASE64 = r"(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?"
+_CIPHERTEXT = re.compile(rf"^(?:v1:{_BASE64}:{_BASE64}|{_BASE64})$")
+
+
+def _check_ciphertext(value: object, path: str) -> None:
+    if isinstance(value, str) and len(value) >= 8 and _CIPHERTEXT.match(value):
+        return
+    nested = "." in path or "[" in path
+    command = f"--secret --path '{path}'" if nested else f"--secret {path}"
+    raise StackFileError(
+        path,
+        "`secure:` holds something that is not Pulumi ciphertext (a value pasted in by hand is "
+        f"stored in plain text); remove it and run `pulumi config set {command} <value>`",
+    )
+
+
+def _unwrap_secure(value: Any, plain: str | None, path: str) -> tuple[Any, bool]:
     """Replace nested `{secure: ...}` with the plain value (or the stand-in)."""
     if _is_secure(value):
+        _check_ciphertext(value["secure"], path)
         return (plain if plain is not None else SECRET_STAND_IN), True
     if isinstance(value, Mapping):
         found = False
         result: dict[str, Any] = {}
         for key, item in value.items():
-            result[key], nested = _unwrap_secure(item, plain)
+            result[key], nested = _unwrap_secure(item, plain, f"{path}.{key}")
             found = found or nested
         return result, found
     if isinstance(value, list):
         found = False
         items = []
-        for item in value:
-            unwrapped, nested = _unwrap_secure(item, plain)
+        for index, item in enumerate(value):
+            unwrapped, nested = _unwrap_secure(item, plain, f"{path}[{index}]")
             items.append(unwrapped)
             found = found or nested
         return items, found
@@ -152,16 +115,10 @@ def load_stack_config(
     """
     name = str(path)
     try:
-        text = path.read_text()
+        data = path.read_bytes()
     except OSError as exc:
         raise StackFileError(name, f"cannot read the stack file ({exc.strerror})") from None
-    try:
-        document = yaml.load(text, Loader=_LOADER)  # noqa: S506 - a safe loader
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise StackFileError(name, f"is not valid YAML{where}: {problem}; fix the syntax") from None
+    document = load_stack_yaml(data, name)
     if document is None:
         raise StackFileError(name, "is empty; a stack file needs a `config:` map")
     if not isinstance(document, Mapping):
@@ -180,13 +137,29 @@ def load_stack_config(
 
     values: dict[str, str] = {}
     secret_keys: set[str] = set()
+    written: dict[str, str] = {}  # full key -> the key as the file spells it
+    for key in config:
+        full_key = _full_key(key)
+        if full_key in written:
+            raise StackFileError(
+                full_key.split(":", 1)[1],
+                f"is set twice, as `{written[full_key]}` and as `{key}`, and only one would "
+                "count; keep one",
+            )
+        written[full_key] = str(key)
     for key, raw_value in {**_project_defaults(project_file), **config}.items():
-        full_key = str(key) if ":" in str(key) else f"{PROJECT}:{key}"
+        full_key = _full_key(key)
         if raw_value is None:
             continue
-        plain = (secret_values or {}).get(full_key.split(":", 1)[1])
-        value, is_secret = _unwrap_secure(raw_value, plain)
+        short_key = full_key.split(":", 1)[1]
+        plain = (secret_values or {}).get(short_key)
+        value, is_secret = _unwrap_secure(raw_value, plain, short_key)
         if is_secret:
             secret_keys.add(full_key)
         values[full_key] = _as_config_string(value)
     return StackConfig(values=values, secret_keys=frozenset(secret_keys))
+
+
+def _full_key(key: object) -> str:
+    """`namespace:key`; a bare key is the project's."""
+    return str(key) if ":" in str(key) else f"{PROJECT}:{key}"

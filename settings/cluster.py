@@ -41,7 +41,7 @@ from settings.model import (
     MaintenanceWindow,
     SystemPool,
 )
-from settings.reader import Section, join
+from settings.reader import Section, choices_text, join
 
 CLUSTER_KEYS: Final = (
     "mode",
@@ -122,18 +122,20 @@ def _check_kubeconfig_context(
 def _vm_size(section: Section, key: str, default: str, *, gpu: bool) -> str:
     """A VM size of the catalog, of the right kind (GPU or not); required without a default."""
     path = join(section.path, key)
-    name = section.string(key, default, required=not default)
+    known = gpu_sizes() if gpu else cpu_sizes()
+    kind = "GPU" if gpu else "CPU (non-GPU)"
+    name = section.string(
+        key, default, required=not default, hint=f"name a {kind} VM size: {choices_text('', known)}"
+    )
     if not name:
         return default
-    known = gpu_sizes() if gpu else cpu_sizes()
     size = VM_SIZES.get(name)
     if size is None or size.is_gpu != gpu:
-        kind = "GPU" if gpu else "CPU (non-GPU)"
         if size is not None:
             reason = f"{name} is {'a GPU' if size.is_gpu else 'not a GPU'} size"
         else:
             reason = f"unknown VM size {name!r}"
-        section.problem(path, f"{reason}; known {kind} sizes: {', '.join(known)}")
+        section.problem(path, f"{reason}; known {kind} sizes: {choices_text(name, known)}")
         return default
     return name
 

@@ -24,6 +24,14 @@ from settings.reader import describe
 
 # Config namespaces a stack file may use besides the project's: the providers' own settings.
 KNOWN_NAMESPACES: Final = frozenset({"azure-native", "kubernetes", "random", "pulumi"})
+# Provider settings this program never reads, and where the setting that does count lives.
+# Every Azure resource is given its region explicitly, and the Kubernetes providers are
+# explicit ones: a provider instance reads its arguments, never the stack's `kubernetes:` keys.
+IGNORED_PROVIDER_SETTINGS: Final = {
+    "azure-native:location": f"every Azure resource takes its region from {PROJECT}:location",
+    "kubernetes:": "the Kubernetes provider is configured by cluster.kubeconfigContext and "
+    "cluster.renderYamlTo",
+}
 # Keys whose value is a map or list in the stack file: Pulumi hands them over as JSON text.
 _STRUCTURED_KEYS: Final = frozenset({"cluster", "storage", "scheduling", "workloads", "operators"})
 
@@ -59,6 +67,16 @@ def _unknown_namespace(full_key: str) -> Problem:
     )
 
 
+def _ignored_provider_setting(full_key: str) -> Problem | None:
+    for ignored, instead in IGNORED_PROVIDER_SETTINGS.items():
+        if full_key == ignored or (ignored.endswith(":") and full_key.startswith(ignored)):
+            return Problem(
+                printable(full_key),
+                f"does nothing in this program ({instead}); remove it",
+            )
+    return None
+
+
 def settings_from_config(
     values: Mapping[str, str],
     secret_keys: frozenset[str] | set[str],
@@ -74,6 +92,8 @@ def settings_from_config(
         if not full_key.startswith(prefix):
             if full_key.split(":", 1)[0] not in KNOWN_NAMESPACES:
                 problems.append(_unknown_namespace(full_key))
+            elif (ignored := _ignored_provider_setting(full_key)) is not None:
+                problems.append(ignored)
             continue
         key = full_key[len(prefix) :]
         raw[key] = _decode(key, values[full_key], problems)

@@ -11,11 +11,16 @@ import difflib
 import json
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from settings.errors import Problem
 
 Choice = TypeVar("Choice", bound=str)
+
+# No setting of a stack needs a longer string (names are held to far less by their own rules).
+MAX_STRING_LENGTH: Final = 1000
+# How many valid choices an error line lists before it shows the closest ones and a count.
+MAX_LISTED_CHOICES: Final = 20
 
 
 def describe(value: object) -> str:
@@ -32,6 +37,33 @@ def unknown_key_message(key: str, known: tuple[str, ...]) -> str:
     guess = difflib.get_close_matches(key, known, n=1)
     hint = f'did you mean "{guess[0]}"? ' if guess else ""
     return f"unknown key; {hint}known keys here: {', '.join(known) if known else '(none)'}"
+
+
+def choices_text(value: str, choices: tuple[str, ...] | list[str]) -> str:
+    """The valid choices for an error line: all of a short list; of a long one the closest few
+    to `value` and how many more there are."""
+    if not choices:
+        return "(none)"
+    if len(choices) <= MAX_LISTED_CHOICES:
+        return ", ".join(choices)
+    if not value:
+        return f"{', '.join(choices[:3])} and {len(choices) - 3} more"
+    closest = difflib.get_close_matches(value, choices, n=3, cutoff=0.0)
+    return f"{', '.join(closest)} and {len(choices) - len(closest)} more (the closest shown)"
+
+
+def string_problem(value: str) -> str | None:
+    """What is wrong with a string setting whatever its key: empty, padded, control characters,
+    far too long. None when nothing is."""
+    if value == "":
+        return "is empty; write a value"
+    if len(value) > MAX_STRING_LENGTH:
+        return f"is {len(value):,} characters long; no setting needs more than {MAX_STRING_LENGTH}"
+    if not value.isprintable():
+        return f"{describe(value)} holds a control or invisible character; remove it"
+    if value != value.strip():
+        return f"{describe(value)} has leading or trailing whitespace; remove it"
+    return None
 
 
 def whole_number(
@@ -101,7 +133,15 @@ class Section:
                 f"{' (quote it in YAML)' if isinstance(value, (int, float)) else ''}",
             )
             return default
-        if pattern is not None and not pattern.match(value):
+        problem = string_problem(value)
+        if problem is not None:
+            if value == "" and default:
+                problem = f"is empty; write a value, or remove the key for the default {default!r}"
+            elif value == "" and hint:
+                problem = f"is empty: {hint}"
+            self.problem(path, problem)
+            return default
+        if pattern is not None and not pattern.fullmatch(value):
             self.problem(path, f"{describe(value)} is not valid: {hint}")
             return default
         return value

@@ -50,7 +50,10 @@ RESERVED_NAMESPACES: Final = frozenset(
         KAI_SCALE_ADJUST_NAMESPACE,
     }
 )
-_DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+# Every name below becomes a Kubernetes object name (Namespace, LocalQueue, ClusterQueue, Cohort,
+# KAI Queue) and a label value (`aksray.io/team`, `aksray.io/department`): a DNS-1123 label,
+# which also fits the 63 characters of a label value.
+_DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _LABEL_HINT: Final = (
     "use a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters"
 )
@@ -92,7 +95,7 @@ def _department(
         "name",
         required=True,
         pattern=_DNS_LABEL,
-        hint="use a DNS-1123 label: lowercase letters, digits and '-'",
+        hint=_LABEL_HINT,
     )
     if name in seen.departments:
         section.problem(name_path, f"duplicate department {name!r} (also {seen.departments[name]})")
@@ -149,8 +152,6 @@ def parse_team(
     team: Section, department: str, flavors: tuple[str, ...], strategy: QueueingStrategy
 ) -> TeamSettings:
     name = team.string("name", required=True, pattern=_DNS_LABEL, hint=_LABEL_HINT)
-    if len(name) > 63:
-        team.problem(join(team.path, "name"), _LABEL_HINT)
     namespace = team.string("namespace", name, pattern=_DNS_LABEL, hint=_LABEL_HINT)
     local_queue = team.string("localQueue", name, pattern=_DNS_LABEL, hint=_LABEL_HINT)
     _check_no_default_queue(team, name, local_queue)

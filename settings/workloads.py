@@ -10,7 +10,7 @@ from settings.defaults import DEFAULT_LORA_ADAPTER, DEFAULT_RUN, DEFAULT_WORKLOA
 from settings.errors import Problem
 from settings.model import SchedulingSettings, StorageSettings, WorkloadSettings
 from settings.quotas import MAX_GPUS
-from settings.reader import Section, join
+from settings.reader import Section, choices_text, join
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
@@ -59,13 +59,14 @@ def _workload(
 
 
 def _team(entry: Section, teams: set[str], *, required: bool) -> str:
-    known = ", ".join(sorted(teams))
+    names = sorted(teams)
     team = entry.string(
-        "team", required=required, hint=f"name the team that runs it ({known or 'none defined'})"
+        "team", required=required, hint=f"name the team that runs it: {choices_text('', names)}"
     )
     if team and team not in teams:
         entry.problem(
-            join(entry.path, "team"), f"unknown team {team!r}; teams are: {known or '(none)'}"
+            join(entry.path, "team"),
+            f"unknown team {team!r}; teams are: {choices_text(team, names)}",
         )
     return team
 

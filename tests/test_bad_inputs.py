@@ -6,6 +6,7 @@ the file itself) that its error must name.
 
 from __future__ import annotations
 
+import codecs
 import copy
 import json
 from pathlib import Path
@@ -24,7 +25,10 @@ CORPUS = sorted((Path(__file__).parent / "bad_inputs").glob("*.yaml"))
 
 
 def _expected_path(file: Path) -> str:
-    first = file.read_text().splitlines()[0]
+    data = file.read_bytes()
+    # Files in other encodings (the cases of encoding mistakes) still say what they expect.
+    utf16 = data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+    first = data.decode("utf-16" if utf16 else "latin-1").splitlines()[0]
     assert first.startswith("# expect: "), f"{file.name} must start with '# expect: <path>'"
     return first[len("# expect: ") :].strip()
 

@@ -53,7 +53,7 @@ def test_structured_values_reach_the_program_as_pulumi_passes_them(tmp_path: Pat
             {
                 "config": {
                     "aks-ray-platform:cluster": {"mode": "existing", "renderYamlTo": "out/x"},
-                    "aks-ray-platform:huggingfaceToken": {"secure": "v1:abc"},
+                    "aks-ray-platform:huggingfaceToken": {"secure": "v1:QUJDREVGR0g=:c2VjcmV0"},
                     "location": "westeurope",
                 }
             }
@@ -99,7 +99,7 @@ def test_registration_answers_exactly_what_the_sdk_mock_monitor_answers(
 
     monkeypatch.setattr(RecordingMonitor, "register", both)
     token = stack_document("dev")
-    token["config"]["aks-ray-platform:huggingfaceToken"] = {"secure": "v1:abc"}
+    token["config"]["aks-ray-platform:huggingfaceToken"] = {"secure": "v1:QUJDREVGR0g=:c2VjcmV0"}
     files = [stack_file(s) for s in STACKS] + [write_stack(tmp_path, token)]
     total = 0
     for path in files:

@@ -50,7 +50,7 @@ def _variant(config: dict[str, Any]) -> None:
     config[f"{P}workloads"]["qwen-lora"]["workers"] = 2
     config[f"{P}workloads"]["llm-serve"]["loraAdapter"] = False
     config[f"{P}workloads"]["vllm-batch"]["priority"] = "build"
-    config[f"{P}huggingfaceToken"] = {"secure": "v1:AAAAnotarealciphertext"}
+    config[f"{P}huggingfaceToken"] = {"secure": "v1:QUJDREVGR0g=:c2VjcmV0"}
 
 
 @cache
