@@ -12,6 +12,7 @@ from typing import Any, Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
 from catalog.project import PROJECT
+from settings.catalogues import check_kubernetes_version, check_region
 from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
 from settings.errors import Problem, SettingsError
@@ -52,6 +53,8 @@ def parse_settings(
     cluster = parse_cluster(top.mapping("cluster", CLUSTER_KEYS), problems)
     storage = parse_storage(top.mapping("storage", STORAGE_KEYS), problems)
     _check_azure(stack, cluster, storage, problems)
+    check_kubernetes_version(cluster, problems)
+    check_region(location, cluster, problems)
     scheduling = parse_scheduling(
         top.mapping("scheduling", SCHEDULING_KEYS), problems, cluster.flavors
     )

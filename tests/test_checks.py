@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ import pytest
 import yaml
 
 from aksray.checks import CHECKS, run_checks
-from aksray.checks.capacity import check_node_fit, check_pool_capacity
+from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_pool_capacity
 from aksray.checks.findings import Findings
 from aksray.checks.gangs import check_gang_admission
 from aksray.checks.kai import (
@@ -31,11 +30,12 @@ from aksray.graph import (
 )
 from aksray.model import HELM_RELEASE, Plan, plan, pods_per_node, registered
 from aksray.report import kai_queues_table, summary
-from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult
+from aksray.runner import RecordedResource, RunResult
 from settings.errors import SettingsError
 from settings.parse import parse_settings
 from tests.support.harness import STACKS, P, planned, stack_document
 from tests.support.minimal_stack import config, minimal, run, teams
+from tests.support.scripts import load_script
 
 Check = Callable[[Plan, Findings], None]
 
@@ -582,13 +582,7 @@ def test_team_and_pool_paths_are_the_ones_settings_reports() -> None:
 
 
 def _bench() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "bench_plan", PROJECT_ROOT / "scripts" / "bench_plan.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench_plan")
 
 
 def test_generated_stacks_plan_without_errors_and_grow_linearly(tmp_path: Path) -> None:
@@ -604,3 +598,27 @@ def test_generated_stacks_plan_without_errors_and_grow_linearly(tmp_path: Path) 
     # per team: namespace, service account, ClusterQueue, LocalQueue, KAI leaf queue, identity,
     # federated credential, role assignment; per department: a cohort and a KAI parent queue
     assert counts[12] - counts[1] == 11 * 8 + 2
+
+
+def test_a_gang_larger_than_its_pool_at_max_size_even_with_overcommit(tmp_path: Path) -> None:
+    # Overcommit lets the teams' quota exceed the pool (jobs wait for nodes); it can never let a
+    # gang of 3 one-GPU workers run on a pool of at most 2 one-GPU nodes.
+    document = minimal()
+    teams(document)[0]["quota"]["a100"]["gpu"] = 3
+    config(document)[P + "scheduling"]["allowOvercommit"] = True
+    _qwen(document, 3)
+    result = run(tmp_path, document)
+    assert only(check_gang_admission, result).errors == []  # the quota admits it
+    findings = only(check_gang_fits_pool, result)
+    assert paths(findings.errors) == ["cluster.gpuPools[0].maxCount"]
+    message = findings.errors[0].message
+    assert message.startswith(
+        "qwen-lora can never run: its gang is all-or-nothing and its 3 gpu workers need "
+        "3 nodes of pool a100 at once (1 per Standard_NC24ads_A100_v4 node), but the pool has "
+        "at most 2 (maxCount)"
+    )
+    assert "scheduling.allowOvercommit only lets quota exceed the pool" in message
+    assert message.endswith("raise maxCount to 3 or lower workers to 2")
+
+    _qwen(document, 2)
+    assert only(check_gang_fits_pool, run(tmp_path, document)).errors == []

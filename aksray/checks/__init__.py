@@ -14,6 +14,8 @@ Errors:
 - node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
   can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
   it may get are too small;
+- gang fits its pool: a gang needs more nodes at once than its pool can ever have (whatever the
+  quota and scheduling.allowOvercommit say);
 - KAI queues unlimited: a KAI queue with a quota or limit other than -1 (a second admission
   gate beside Kueue's; a limit left out counts as 0);
 - KAI never evicts: KAI's scheduler would run an action that evicts admitted pods (consolidation,
@@ -28,7 +30,8 @@ Errors:
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
-unlimited).
+unlimited); a Kubernetes version or region newer than the catalogues of Azure's offer, or a
+version past the end of life they give.
 """
 
 from __future__ import annotations
@@ -36,7 +39,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from aksray.checks.capacity import check_node_fit, check_pool_capacity
+from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_pool_capacity
+from aksray.checks.catalogues import check_catalogue_staleness
 from aksray.checks.findings import Findings
 from aksray.checks.gangs import check_gang_admission
 from aksray.checks.kai import (
@@ -54,6 +58,7 @@ Check = Callable[[Plan, Findings], None]
 CHECKS: Final[tuple[Check, ...]] = (
     check_pool_capacity,
     check_gang_admission,
+    check_gang_fits_pool,
     check_node_fit,
     check_kai_queues_unlimited,
     check_kai_never_evicts,
@@ -63,6 +68,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_idle_gpus,
     check_unused_quota,
     check_over_quota_weight,
+    check_catalogue_staleness,
 )
 
 

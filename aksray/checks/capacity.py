@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from aksray.checks.findings import Findings, amount, amounts, listed, node_amounts
-from aksray.model import Plan
+from aksray.checks.findings import Findings, amount, amounts, listed, node_amounts, pod_words
+from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS
 from manifests.capacity import effective_quota, node_allocatable, pool_capacity
 
@@ -102,3 +102,57 @@ def check_node_fit(plan: Plan, out: Findings) -> None:
                     "then they stay Pending: use a larger vmSize or take the team's quota off "
                     "this flavor",
                 )
+
+
+def check_gang_fits_pool(plan: Plan, out: Findings) -> None:
+    """A gang needs all its pods running at once: more nodes than its pool can ever have is an
+    error whatever the quota says (overcommit is about quota versus nodes, not gang size)."""
+    cluster = plan.settings.cluster
+    for workload in plan.workloads:
+        for pod_set in workload.pod_sets:
+            flavor = pod_set.flavor
+            if flavor is None or not pod_set.fits_node(flavor):
+                continue  # inadmissible or larger than a node: other checks say why
+            per_node = pod_set.pods_per_node[flavor]
+            needed = _nodes_for(workload, flavor, cluster.pool(flavor).vm_size)
+            max_count = cluster.pool(flavor).max_count
+            if needed <= max_count:
+                continue
+            out.error(
+                f"{cluster.pool_path(flavor)}.maxCount",
+                _gang_too_large(plan, workload, pod_set, needed, per_node),
+            )
+
+
+def _nodes_for(workload: WorkloadPlan, flavor: str, vm_size: str) -> int:
+    """The fewest nodes of the flavor's pool that could hold every pod the gang puts there: a
+    lower bound (each pod set on its own, and each resource summed over them)."""
+    on_flavor = [p for p in workload.pod_sets if p.flavor == flavor]
+    node = node_allocatable(vm_size)
+    by_shape = max(math.ceil(p.pod_set.count / p.pods_per_node[flavor]) for p in on_flavor)
+    by_resource = [
+        math.ceil(sum(p.pod_set.total.get(resource, 0) for p in on_flavor) / node.get(resource))
+        for resource in (GPU_RESOURCE, "cpu", "memory")
+        if node.get(resource)
+    ]
+    return max(by_shape, *by_resource)
+
+
+def _gang_too_large(
+    plan: Plan, workload: WorkloadPlan, pod_set: PodSetPlan, needed: int, per_node: int
+) -> str:
+    cluster = plan.settings.cluster
+    flavor = pod_set.flavor
+    assert flavor is not None
+    pool = cluster.pool(flavor)
+    pods, verb = pod_words(pod_set)
+    fix = f"raise maxCount to {needed}"
+    fitting = per_node * pool.max_count
+    if "workers" in workload.spec.options and pod_set.pod_set.name != "head" and fitting >= 1:
+        fix += f" or lower workers to {fitting}"
+    return (
+        f"{workload.spec.name} can never run: its gang is all-or-nothing and its {pods} {verb} "
+        f"{needed} nodes of pool {flavor} at once ({per_node} per {pool.vm_size} node), but the "
+        f"pool has at most {pool.max_count} (maxCount); scheduling.allowOvercommit only lets "
+        "quota exceed the pool, the pods of one gang must all run together: " + fix
+    )
