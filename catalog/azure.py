@@ -12,15 +12,15 @@ from typing import Final
 # Azure names of an `aks` stack derive from the stack name (manifests/aks.py `aks_names`,
 # manifests/storage.py), so the stack name is held to what every one of them accepts.
 MAX_STACK_NAME_LENGTH: Final = 40
-STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$")
+STACK_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?\Z")
 
 # AKS: Linux agent pool names are 1-12 lowercase alphanumerics starting with a letter.
-AKS_POOL_NAME_PATTERN: Final = re.compile(r"^[a-z][a-z0-9]{0,11}$")
+AKS_POOL_NAME_PATTERN: Final = re.compile(r"^[a-z][a-z0-9]{0,11}\Z")
 # AKS: at most 1000 nodes per node pool.
 MAX_POOL_NODES: Final = 1000
 
 # Azure Blob: 3-63 chars, lowercase letters, digits and single hyphens, alphanumeric at the ends.
-BLOB_CONTAINER_NAME_PATTERN: Final = re.compile(r"^(?=.{3,63}$)[a-z0-9]+(-[a-z0-9]+)*$")
+BLOB_CONTAINER_NAME_PATTERN: Final = re.compile(r"^(?=.{3,63}\Z)[a-z0-9]+(-[a-z0-9]+)*\Z")
 
 # Planned maintenance: a window lasts 4 to 24 hours (AKS asks for at least 4 with auto-upgrade)
 # and a weekly schedule repeats every 1 to 4 weeks. A new node image ships weekly, so AKS
@@ -31,4 +31,4 @@ MAX_MAINTENANCE_HOURS: Final = 24
 MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
 
 # A storage account name: 3-24 lowercase letters and digits, unique in Azure.
-STORAGE_ACCOUNT_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]{3,24}$")
+STORAGE_ACCOUNT_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]{3,24}\Z")

@@ -37,7 +37,7 @@ _DECIMAL: Final[dict[str, int]] = {
     "E": 10**18,
 }
 _QUANTITY = re.compile(
-    r"^(?P<number>[0-9]+(\.[0-9]+)?)(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?$"
+    r"^(?P<number>[0-9]+(\.[0-9]+)?)(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?\Z"
 )
 
 
@@ -48,8 +48,8 @@ class QuantityError(ValueError):
 def _parse(value: object) -> tuple[Decimal, str]:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise QuantityError(f"expected a quantity such as 16, 500m or 64Gi, got {value!r}")
-    text = str(value).strip()
-    match = _QUANTITY.match(text)
+    text = str(value)
+    match = _QUANTITY.fullmatch(text)
     if match is None:
         raise QuantityError(
             f"{text!r} is not a Kubernetes quantity (write e.g. 16, 500m, 64Gi or 64G)"

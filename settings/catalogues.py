@@ -38,7 +38,7 @@ def check_kubernetes_version(cluster: ClusterSettings, problems: list[Problem]) 
         )
 
 
-_NUMBERED = re.compile(r"[0-9]+$")
+_NUMBERED = re.compile(r"[0-9]+\Z")
 
 
 def close_regions(location: str) -> list[str]:

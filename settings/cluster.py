@@ -61,10 +61,10 @@ _CPU_POOL_KEYS: Final = ("vmSize", "minCount", "maxCount")
 _GPU_POOL_KEYS: Final = ("name", "vmSize", "minCount", "maxCount", "spot")
 _MAINTENANCE_KEYS: Final = ("dayOfWeek", "startTime", "durationHours", "utcOffset", "intervalWeeks")
 
-_K8S_VERSION = re.compile(r"^1\.[0-9]{2}(\.[0-9]+)?$")
+_K8S_VERSION = re.compile(r"^1\.[0-9]{2}(\.[0-9]+)?\Z")
 # Planned maintenance: a start time "HH:MM" (00:00-23:59) and a UTC offset "+HH:MM"/"-HH:MM".
-_CLOCK_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
-_UTC_OFFSET = re.compile(r"^[+-](0[0-9]|1[0-4]):[0-5][0-9]$")
+_CLOCK_TIME = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]\Z")
+_UTC_OFFSET = re.compile(r"^[+-](0[0-9]|1[0-4]):[0-5][0-9]\Z")
 
 
 def parse_cluster(raw: Section | None, problems: list[Problem]) -> ClusterSettings:

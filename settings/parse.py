@@ -32,7 +32,7 @@ TOP_LEVEL_KEYS: Final = (
     "operators",
     "huggingfaceToken",
 )
-_LOCATION = re.compile(r"^[a-z][a-z0-9]*$")
+_LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
 
 
 def parse_settings(
@@ -95,7 +95,7 @@ def _check_azure(
     stack: str, cluster: ClusterSettings, storage: StorageSettings, problems: list[Problem]
 ) -> None:
     """What Azure itself would reject, found before anything is created."""
-    if cluster.mode == "aks" and not STACK_NAME_PATTERN.match(stack):
+    if cluster.mode == "aks" and not STACK_NAME_PATTERN.fullmatch(stack):
         problems.append(
             Problem(
                 "stack",

@@ -20,7 +20,7 @@ from catalog.quantities import (
     parse_memory_bytes,
 )
 from settings.model import Resources, TeamSettings
-from settings.reader import Section, describe, join
+from settings.reader import Section, describe, join, string_problem
 
 # The keys of one flavor's amounts, in the order the stack file lists them.
 AMOUNT_ORDER: Final = (GPU_RESOURCE, "cpu", "memory")
@@ -86,8 +86,13 @@ def _quantity(
     entry: Section, key: str, parse: Callable[[object], int], maximum: int, hint: str
 ) -> int | None:
     path = join(entry.path, key)
+    value = entry.value[key]
+    wrong = string_problem(value) if isinstance(value, str) else None
+    if wrong is not None:
+        entry.problem(path, wrong)
+        return None
     try:
-        amount = parse(entry.value[key])
+        amount = parse(value)
     except QuantityError as exc:
         entry.problem(path, f"{exc}")
         return None

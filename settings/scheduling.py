@@ -53,7 +53,7 @@ RESERVED_NAMESPACES: Final = frozenset(
 # Every name below becomes a Kubernetes object name (Namespace, LocalQueue, ClusterQueue, Cohort,
 # KAI Queue) and a label value (`aksray.io/team`, `aksray.io/department`): a DNS-1123 label,
 # which also fits the 63 characters of a label value.
-_DNS_LABEL = re.compile(r"(?=.{1,63}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_DNS_LABEL = re.compile(r"(?=.{1,63}\Z)[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 _LABEL_HINT: Final = (
     "use a DNS-1123 label: lowercase letters, digits and '-', at most 63 characters"
 )

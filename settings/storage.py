@@ -8,7 +8,7 @@ from catalog.azure import BLOB_CONTAINER_NAME_PATTERN, STORAGE_ACCOUNT_NAME_PATT
 from settings.defaults import DEFAULT_CONTAINERS, DEFAULT_STORAGE_ENABLED, DEFAULT_STORAGE_PROTECT
 from settings.errors import Problem
 from settings.model import StorageSettings
-from settings.reader import Section, describe
+from settings.reader import Section, describe, string_problem
 
 STORAGE_KEYS: Final = ("enabled", "containers", "protect", "existingAccount")
 
@@ -36,7 +36,10 @@ def _containers(section: Section) -> tuple[str, ...]:
         return DEFAULT_CONTAINERS
     containers: list[str] = []
     for path, name in section.items("containers"):
-        if not isinstance(name, str) or not BLOB_CONTAINER_NAME_PATTERN.match(name):
+        wrong = string_problem(name) if isinstance(name, str) else None
+        if wrong is not None:
+            section.problem(path, wrong)
+        elif not isinstance(name, str) or not BLOB_CONTAINER_NAME_PATTERN.fullmatch(name):
             section.problem(
                 path,
                 f"{describe(name)} is not a Blob container name: 3-63 "

@@ -15,7 +15,7 @@ from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
 WORKLOAD_KEYS: Final = tuple(WORKLOADS)
-_RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}$")
+_RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}\Z")
 
 
 def parse_workloads(
