@@ -104,7 +104,7 @@ class ClusterOperators(pulumi.ComponentResource):
         self.kueue = self._release(
             name,
             KUEUE,
-            kueue_values(metrics=operators.metrics),
+            kueue_values(metrics=operators.metrics, pods_ready=settings.scheduling.pods_ready),
             provider,
             depends_on=[self.kuberay],
         )

@@ -84,6 +84,8 @@ def _expected_defaults() -> dict[str, str]:
         "...teams[].overQuotaWeight": str(d.DEFAULT_OVER_QUOTA_WEIGHT),
         "scheduling.queueingStrategy": d.DEFAULT_QUEUEING_STRATEGY,
         "scheduling.allowOvercommit": _yaml(d.DEFAULT_ALLOW_OVERCOMMIT),
+        "scheduling.podsReadyTimeoutMinutes": str(d.DEFAULT_PODS_READY_TIMEOUT_MINUTES),
+        "scheduling.requeueLimit": str(d.DEFAULT_REQUEUE_LIMIT),
         "workloads.qwen-lora.workers": str(qwen_workers),
         "workloads.vllm-batch.loraAdapter": _yaml(d.DEFAULT_LORA_ADAPTER),
         "workloads.llm-serve.loraAdapter": _yaml(d.DEFAULT_LORA_ADAPTER),
