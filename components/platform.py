@@ -105,5 +105,6 @@ class Platform(pulumi.ComponentResource):
             location=settings.location,
             stack=settings.stack,
             oidc_issuer_url=issuer,
+            create_role_assignments=settings.cluster.create_role_assignments,
             opts=pulumi.ResourceOptions(parent=self),
         )

@@ -40,6 +40,7 @@ DEFAULT_GPU_POOL_SPOT: Final = False
 DEFAULT_RENDER_YAML_TO: Final = ""  # empty: apply to the cluster, render nothing
 DEFAULT_LOCAL_ACCOUNTS: Final = False
 DEFAULT_DEPLOYER_PRINCIPAL_TYPE: Final[DeployerPrincipalType] = "User"
+DEFAULT_CREATE_ROLE_ASSIGNMENTS: Final = True
 # Sunday 00:00-04:00 UTC, every week: the shortest window AKS accepts, at the quietest time of a
 # typical week, weekly because a new node image ships every week.
 DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(

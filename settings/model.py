@@ -83,6 +83,9 @@ class ClusterSettings:
     local_accounts: bool
     # Who `pulumi up` runs as; that principal gets cluster admin through Azure RBAC.
     deployer_principal_type: DeployerPrincipalType
+    # Whether the stack writes its Azure role assignments (needs roleAssignments/write); false
+    # leaves every one of them to an admin (aks mode only).
+    create_role_assignments: bool
     # When AKS may upgrade and re-image (aks mode only).
     maintenance_window: MaintenanceWindow
 

@@ -28,7 +28,8 @@ Errors:
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
-unlimited).
+unlimited); each role assignment an admin must grant because the stack creates none
+(`cluster.createRoleAssignments: false`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
+from aksray.checks.azure import check_role_assignments_left_to_an_admin
 from aksray.checks.capacity import check_node_fit, check_pool_capacity
 from aksray.checks.findings import Findings
 from aksray.checks.gangs import check_gang_admission
@@ -63,6 +65,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_idle_gpus,
     check_unused_quota,
     check_over_quota_weight,
+    check_role_assignments_left_to_an_admin,
 )
 
 
