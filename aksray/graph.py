@@ -41,6 +41,8 @@ ESTIMATED_SECONDS: Final[dict[str, int]] = {
     "azure-native:managedidentity:FederatedIdentityCredential": 10,
     "random:index/randomString:RandomString": 0,
     "kubernetes:helm.sh/v3:Release": 120,
+    # Awaited until it completes: the KAI queue webhook wait (manifests/kai_webhook.py).
+    "kubernetes:batch/v1:Job": 30,
 }
 PROVIDER_SECONDS: Final = 1  # `pulumi:providers:*`: configured, nothing created
 KUBERNETES_OBJECT_SECONDS: Final = 2  # any other `kubernetes:*` object: one API call

@@ -38,3 +38,12 @@ EVICTING_ACTIONS: Final = ("consolidation", "reclaim", "preempt", "stalegangevic
 # is `spread`.
 BINPACK: Final = "binpack"
 SPREAD: Final = "spread"
+
+# KAI's queue admission webhook (v0.17.0 pkg/operator/operands/queue_controller/resources.go):
+# KAI's operator registers it itself, in the ValidatingWebhookConfiguration
+# `kai-queue-validation-v2`, failure policy Fail, sideEffects None, for CREATE and UPDATE of
+# every scheduling.run.ai/v2 Queue, once the chart's post-install hook has applied `kai-config`.
+# It refuses a Queue without `spec.resources` (pkg/admission/webhook/queuehooks/
+# queue_validator.go: "resources must be specified"); the Queue CRD leaves the field optional.
+QUEUE_WEBHOOK: Final = "queue-validation.kai.scheduler"
+QUEUE_WEBHOOK_CONFIGURATION: Final = "kai-queue-validation-v2"

@@ -27,6 +27,10 @@ How each version string was checked (charts publish their own formats):
   `LLMConfig.lora_config.dynamic_lora_loading_path` with `azure://` paths. The payload test
   environment (workloads/requirements-test.txt) pins the same Ray version, and `RAY_VERSION` is
   what the RayCluster specs declare.
+- kubectl image: `registry.k8s.io/kubectl` is the Kubernetes project's own kubectl image, tagged
+  with the Kubernetes release; since Kubernetes 1.28 it is built on `debian-base` with bash
+  (kubernetes `build/server-image/kubectl/Dockerfile`). Its minor follows the cluster's default
+  `kubernetesVersion` (kubectl supports one minor either side of the apiserver).
 """
 
 from __future__ import annotations
@@ -131,6 +135,9 @@ KUBERAY_OPERATOR_IMAGE: Final = Image("quay.io/kuberay/operator", f"v{KUBERAY_OP
 # KAI names every component image `<registry>/<component>:<tag>`.
 KAI_REGISTRY: Final = "ghcr.io/kai-scheduler/kai-scheduler"
 KAI_IMAGE_TAG: Final = KAI_SCHEDULER.version
+
+# The image of the Job that waits for KAI's queue webhook (manifests/kai_webhook.py).
+KUBECTL_IMAGE: Final = Image("registry.k8s.io/kubectl", "v1.35.0")
 
 # The Ray image every head and worker runs (see the module docstring).
 RAY_VERSION: Final = "2.58.0"

@@ -106,7 +106,8 @@ class AksCluster(pulumi.ComponentResource):
         # Operators and Ray heads need the CPU pool before anything is scheduled, and the
         # provider's identity needs its role before its first request.
         self.ready = [self.pools[CPU_POOL_NAME]]
-        if settings.deployer_principal_type != "None":
+        # Without roleAssignments/write (createRoleAssignments: false) an admin grants it.
+        if settings.deployer_principal_type != "None" and settings.create_role_assignments:
             self.ready.append(self._deployer_admin(name, settings.deployer_principal_type, cluster))
         self.kubeconfig = self._user_kubeconfig(group, cluster)
         self.resource_group_name = group.name

@@ -17,6 +17,9 @@ templates client-side, drops Helm hooks and turns the chart's `crds/` into stack
   Helm installs `crds/` on first install only: bumping KubeRay needs its CRDs applied by hand
   (docs/cluster-software.md).
 
+KAI's queue webhook appears only after Helm's wait (KAI's operator registers it): a Job that
+proves it serves stands between the KAI release and every KAI Queue (manifests/kai_webhook.py).
+
 Every release gets a namespace the stack creates first and deletes last. Dependents (queues,
 workloads) depend on the release that installs their CRDs, so `pulumi destroy` deletes them
 while the operators whose webhooks and finalizers they need still run.
@@ -44,6 +47,13 @@ from manifests.helm_values import (
     kuberay_operator_values,
     kueue_values,
 )
+from manifests.kai_webhook import (
+    WAIT_NAME,
+    webhook_wait_account,
+    webhook_wait_binding,
+    webhook_wait_job,
+    webhook_wait_role,
+)
 from manifests.namespaces import operator_namespace
 from settings.model import Settings
 
@@ -59,6 +69,7 @@ class ClusterOperators(pulumi.ComponentResource):
     kuberay: pulumi.Resource | None
     kueue: pulumi.Resource | None  # created only once Kueue's webhook serves
     kai: pulumi.Resource | None
+    kai_queue_webhook: pulumi.Resource | None  # the Job that completes once KAI's webhook serves
     namespaces: dict[str, pulumi.Resource]  # by release name
 
     def __init__(
@@ -74,6 +85,7 @@ class ClusterOperators(pulumi.ComponentResource):
         operators = settings.operators
         if not operators.install:
             self.gpu_operator = self.kuberay = self.kueue = self.kai = None
+            self.kai_queue_webhook = None
             self.register_outputs({"installed": False})
             return
 
@@ -92,7 +104,7 @@ class ClusterOperators(pulumi.ComponentResource):
         self.kueue = self._release(
             name,
             KUEUE,
-            kueue_values(metrics=operators.metrics),
+            kueue_values(metrics=operators.metrics, pods_ready=settings.scheduling.pods_ready),
             provider,
             depends_on=[self.kuberay],
         )
@@ -102,6 +114,7 @@ class ClusterOperators(pulumi.ComponentResource):
             kai_scheduler_values(driver, gpu_sharing=operators.gpu_sharing),
             provider,
         )
+        self.kai_queue_webhook = self._kai_queue_webhook_wait(name, self.kai, provider)
         self.register_outputs(
             {
                 "installed": True,
@@ -125,6 +138,23 @@ class ClusterOperators(pulumi.ComponentResource):
             KAI_SCHEDULER: self.kai,
         }
         return releases[chart] if chart is not None else None
+
+    def _kai_queue_webhook_wait(
+        self, name: str, kai: pulumi.Resource, provider: k8s.Provider
+    ) -> pulumi.Resource:
+        """The Job, after KAI and the rights it runs with (its namespace is KAI's)."""
+        prefix = f"{name}-{WAIT_NAME}"
+
+        def child(*depends_on: pulumi.Resource) -> pulumi.ResourceOptions:
+            return pulumi.ResourceOptions(
+                parent=self, provider=provider, depends_on=list(depends_on)
+            )
+
+        namespace = self.namespaces[KAI_SCHEDULER.release]
+        account = create_object(f"{prefix}-account", webhook_wait_account(), child(namespace))
+        role = create_object(f"{prefix}-role", webhook_wait_role(), child())
+        binding = create_object(f"{prefix}-binding", webhook_wait_binding(), child())
+        return create_object(prefix, webhook_wait_job(), child(kai, account, role, binding))
 
     def _release(
         self,

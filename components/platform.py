@@ -65,6 +65,9 @@ class Platform(pulumi.ComponentResource):
             # The releases that install the Kueue and KAI CRDs (None when not installed).
             kueue=self.operators.release_for(KUEUE_API_VERSION),
             kai=self.operators.release_for(KAI_API_VERSION),
+            # KAI's queue webhook is registered after its release is ready: a Job proves it
+            # serves before any KAI Queue is created.
+            kai_webhook=self.operators.kai_queue_webhook,
             opts=pulumi.ResourceOptions(parent=self),
         )
         # A RayJob created before Kueue's webhook serves starts unsuspended and bypasses quota:
@@ -102,5 +105,6 @@ class Platform(pulumi.ComponentResource):
             location=settings.location,
             stack=settings.stack,
             oidc_issuer_url=issuer,
+            create_role_assignments=settings.cluster.create_role_assignments,
             opts=pulumi.ResourceOptions(parent=self),
         )

@@ -35,8 +35,9 @@ class SchedulingQueues(pulumi.ComponentResource):
     Kueue; department and team Queues for KAI.
 
     `kueue` and `kai` are the operator releases these objects need (their CRDs and webhooks);
-    None when the cluster already runs the operator. Anything in `opts.depends_on` is waited
-    for by every child as well.
+    None when the cluster already runs the operator. `kai_webhook` completes once KAI's queue
+    webhook serves, which KAI's release alone does not wait for. Anything in `opts.depends_on`
+    is waited for by every child as well.
     """
 
     flavors: dict[str, pulumi.CustomResource]  # by flavor name
@@ -57,6 +58,7 @@ class SchedulingQueues(pulumi.ComponentResource):
         namespaces: TeamNamespaces,
         kueue: pulumi.Resource | None = None,
         kai: pulumi.Resource | None = None,
+        kai_webhook: pulumi.Resource | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("aksray:platform:SchedulingQueues", name, None, opts)
@@ -64,7 +66,7 @@ class SchedulingQueues(pulumi.ComponentResource):
         self._provider = provider
         common = _explicit_dependencies(opts)
         self._kueue_ready = [*common, *([kueue] if kueue is not None else [])]
-        self._kai_ready = [*common, *([kai] if kai is not None else [])]
+        self._kai_ready = [*common, *(r for r in (kai, kai_webhook) if r is not None)]
         scheduling = settings.scheduling
         self._kueue_cluster_objects(settings)
         self._team_queues(settings, namespaces)

@@ -53,8 +53,11 @@ class BlobStorage(pulumi.ComponentResource):
         location: str,
         stack: str,
         oidc_issuer_url: pulumi.Input[str],
+        create_role_assignments: bool = True,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """`create_role_assignments`: false leaves each team identity's Blob role to an admin
+        (the identity running `pulumi up` may not write role assignments)."""
         super().__init__("aksray:platform:BlobStorage", name, None, opts)
         # What holds data is protected where the stack says so (storage.protect): `pulumi
         # destroy` then refuses to delete it. The soft-delete settings and the group are
@@ -77,7 +80,7 @@ class BlobStorage(pulumi.ComponentResource):
         self.managed_identities = {}
         self.federated_credentials = {}
         self.role_assignments = {}
-        blob_contributor = self._blob_contributor_role()
+        blob_contributor = self._blob_contributor_role() if create_role_assignments else None
         for plan in team_identities(stack, ((team.name, team.namespace) for team in teams)):
             self._team_identity(
                 name,
@@ -166,7 +169,7 @@ class BlobStorage(pulumi.ComponentResource):
         *,
         location: str,
         oidc_issuer_url: pulumi.Input[str],
-        role: pulumi.Output[str],
+        role: pulumi.Output[str] | None,
     ) -> None:
         """One team's identity, the credential that trusts its pods, and its role on the
         account; what the team's service account is annotated with comes last."""
@@ -192,25 +195,36 @@ class BlobStorage(pulumi.ComponentResource):
             audiences=list(credential.audiences),
             opts=plain,
         )
-        # Data access on this account only, never on its group or the subscription.
-        assignment = authorization.RoleAssignment(
-            f"{name}-{plan.team}-blob-contributor",
+        # The client id reaches the service account only once the identity can actually be
+        # used: trusted for the team's tokens and allowed on the account. Pods that start
+        # earlier would fail their first token exchange or Blob request. With `role` None an
+        # admin grants the Blob role (docs/aks.md); the identity waits for no assignment here.
+        usable: list[pulumi.Input[str]] = [identity.client_id, federated.id]
+        if role is not None:
+            assignment = self._blob_assignment(name, plan.team, identity, role)
+            self.role_assignments[plan.team] = assignment
+            usable.append(assignment.id)
+        client_id = pulumi.Output.all(*usable).apply(lambda values: str(values[0]))
+        self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
+        self.managed_identities[plan.team] = identity
+        self.federated_credentials[plan.team] = federated
+
+    def _blob_assignment(
+        self,
+        name: str,
+        team: str,
+        identity: managedidentity.UserAssignedIdentity,
+        role: pulumi.Output[str],
+    ) -> authorization.RoleAssignment:
+        """Data access on this account only, never on its group or the subscription."""
+        return authorization.RoleAssignment(
+            f"{name}-{team}-blob-contributor",
             scope=self.account.id,
             principal_id=identity.principal_id,
             # The identity was just created: telling Azure its type spares the lookup that
             # fails while the new principal replicates through Entra ID.
             principal_type="ServicePrincipal",
             role_definition_id=role,
-            description=f"Ray pods of team {plan.team} read and write Blob",
-            opts=plain,
+            description=f"Ray pods of team {team} read and write Blob",
+            opts=pulumi.ResourceOptions(parent=self, protect=False),
         )
-        # The client id reaches the service account only once the identity can actually be
-        # used: trusted for the team's tokens and allowed on the account. Pods that start
-        # earlier would fail their first token exchange or Blob request.
-        client_id = pulumi.Output.all(identity.client_id, federated.id, assignment.id).apply(
-            lambda values: str(values[0])
-        )
-        self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
-        self.managed_identities[plan.team] = identity
-        self.federated_credentials[plan.team] = federated
-        self.role_assignments[plan.team] = assignment

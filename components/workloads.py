@@ -1,5 +1,6 @@
 """The Ray payloads as stack resources: per enabled workload its RayJob or RayService, the
-ConfigMap that carries its code, and per team the Secret with the Hugging Face token.
+ConfigMap that carries its code and the NetworkPolicy its pods are reached through, and per team
+the Secret with the Hugging Face token.
 
 A RayJob is a resource that finishes. `pulumi up` does not wait for it: custom resources get no
 readiness await from the Kubernetes provider, and nothing here adds one (no `pulumi.com/waitFor`).
@@ -21,6 +22,7 @@ import pulumi_kubernetes as k8s
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
+from manifests.network import workload_network_policy
 from manifests.ray import (
     hf_token_secret,
     payload_config_map,
@@ -57,6 +59,7 @@ class RayWorkloads(pulumi.ComponentResource):
 
     workloads: dict[str, pulumi.CustomResource]  # by workload name: RayJob or RayService
     config_maps: dict[str, pulumi.CustomResource]  # by workload name (RayJobs)
+    network_policies: dict[str, pulumi.CustomResource]  # by workload name
     secrets: dict[str, pulumi.CustomResource]  # by team name, when a token is configured
     staged: list[str]  # enabled RayJobs without a `run` yet: nothing registered for them
 
@@ -93,11 +96,19 @@ class RayWorkloads(pulumi.ComponentResource):
         self.secrets = self._token_secrets(settings, enabled, token)
         self.workloads = {}
         self.config_maps = {}
+        self.network_policies = {}
         for workload in enabled:
             spec = WORKLOADS[workload.name]
             team = settings.scheduling.team(workload.team)
             uses_blob = bool(spec.containers_for(lora_adapter=workload.lora_adapter))
+            # In force before the head listens, removed only after the Ray object is gone.
+            self.network_policies[spec.name] = create_object(
+                f"{name}-{spec.name}-network",
+                workload_network_policy(spec, team, kuberay_installed=settings.operators.install),
+                self._options(depends_on=[namespaces.namespaces[team.name]]),
+            )
             after: list[pulumi.Resource] = [
+                self.network_policies[spec.name],
                 namespaces.service_accounts[team.name],
                 *(queues.ready_for(team.name, workload.priority) if queues else ()),
                 *ready,

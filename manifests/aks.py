@@ -58,6 +58,7 @@ MAINTENANCE_SCHEDULES: Final = {
 # Built-in role "Azure Kubernetes Service RBAC Cluster Admin": every Kubernetes API action on the
 # cluster, granted through Azure RBAC (the cluster has no Kubernetes-native admin credential).
 AKS_RBAC_CLUSTER_ADMIN_ROLE: Final = "b1ff04bb-8a4e-4dc4-8eb5-8693973ce19b"
+AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME: Final = "Azure Kubernetes Service RBAC Cluster Admin"
 
 
 @dataclass(frozen=True)

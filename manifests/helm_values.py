@@ -29,6 +29,7 @@ from catalog.versions import (
     KUEUE_CONFIG_API_VERSION,
     KUEUE_IMAGE,
 )
+from settings.model import PodsReady
 
 GPU_DRIVER_MODES: Final = ("operator", "aks")
 
@@ -67,6 +68,16 @@ KUEUE_FRAMEWORK_BY_KIND: Final[dict[str, str]] = {
     "RayService": "ray.io/rayservice",
 }
 KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
+
+# Kueue's pod-readiness wait: the fixed part (the timeout and the requeue limit are the stack's).
+# No recovery timeout ("0s" turns it off). Kueue reads a RayJob's pods as ready when its Ray
+# cluster's state is `ready`, which KubeRay 1.7 never takes back while the cluster runs
+# (raycluster_controller.go `calculateStatus`), so a recovery timeout could only ever evict a
+# RayService whose Serve endpoints dropped to 0: an endpoint Kueue must never evict.
+PODS_READY_RECOVERY_TIMEOUT: Final = "0s"
+# Requeue backoff: Kueue's base (60 s, doubling per requeue); at most 30 minutes.
+REQUEUE_BACKOFF_BASE_SECONDS: Final = 60
+REQUEUE_BACKOFF_MAX_SECONDS: Final = 1800
 
 
 def operator_node_selector() -> dict[str, str]:
@@ -129,12 +140,39 @@ def kuberay_operator_values(*, metrics: bool) -> dict[str, Any]:
     }
 
 
-def kueue_manager_config(*, metrics: bool) -> dict[str, Any]:
+def kueue_pods_ready(pods_ready: PodsReady) -> dict[str, Any]:
+    """`waitForPodsReady`. Kueue v0.19.2 runs it even when left out (30 minutes, a 30-minute
+    recovery timeout, endless requeues); written out, it fits the workloads:
+
+    - a job admitted onto nodes that never come (no VM quota, spot capacity gone) is evicted
+      (`PodsReadyTimeout`) after `timeout`, its quota freed, and requeued after a backoff that
+      doubles; ordered by its eviction time (`timestamp: Eviction`), behind what queued while
+      it held the quota. Each admission assigns flavors afresh, in the ClusterQueue's order;
+    - after `backoffLimitCount` requeues the next timeout deactivates it: its quota stays free;
+    - no recovery timeout (see PODS_READY_RECOVERY_TIMEOUT), so an endpoint that once served is
+      never evicted for readiness; the timeout is long enough for its cold start;
+    - `blockAdmission: false`: one job waiting for nodes does not stop the rest of its queue.
+    """
+    return {
+        "timeout": f"{pods_ready.timeout_minutes}m",
+        "recoveryTimeout": PODS_READY_RECOVERY_TIMEOUT,
+        "blockAdmission": False,
+        "requeuingStrategy": {
+            "timestamp": "Eviction",
+            "backoffLimitCount": pods_ready.requeue_limit,
+            "backoffBaseSeconds": REQUEUE_BACKOFF_BASE_SECONDS,
+            "backoffMaxSeconds": REQUEUE_BACKOFF_MAX_SECONDS,
+        },
+    }
+
+
+def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
     """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2).
 
-    The chart's default configuration at v0.19.2, with our integrations, and
-    `manageJobsWithoutQueueName: false` written out: Kueue manages only the jobs that carry the
-    `kueue.x-k8s.io/queue-name` label. The chart adds `internalCertManagement` itself.
+    The chart's default configuration at v0.19.2, with our integrations,
+    `manageJobsWithoutQueueName: false` written out (Kueue manages only the jobs that carry the
+    `kueue.x-k8s.io/queue-name` label) and our pod-readiness wait. The chart adds
+    `internalCertManagement` itself.
     """
     return {
         "apiVersion": KUEUE_CONFIG_API_VERSION,
@@ -157,14 +195,15 @@ def kueue_manager_config(*, metrics: bool) -> dict[str, Any]:
             }
         },
         "clientConnection": {"qps": 300, "burst": 500},
+        "waitForPodsReady": kueue_pods_ready(pods_ready),
         "manageJobsWithoutQueueName": False,
         "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
     }
 
 
-def kueue_values(*, metrics: bool) -> dict[str, Any]:
+def kueue_values(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
     """Kueue: the controller manager (which also serves the webhooks) on the CPU pool."""
-    config = kueue_manager_config(metrics=metrics)
+    config = kueue_manager_config(metrics=metrics, pods_ready=pods_ready)
     return {
         # A ServiceMonitor (monitoring.coreos.com/v1): needs the Prometheus Operator's CRDs.
         "enablePrometheus": metrics,
@@ -196,7 +235,8 @@ def kai_scheduler_actions() -> dict[str, dict[str, bool]]:
     preempt or consolidation, which ignore quota. `kai.scheduler/preemption-delay` only
     postpones them and labelling workloads `non-preemptible` misses stale-gang eviction and every
     job without the label, so the actions go. Without stale-gang eviction, a gang that lost a
-    pod is Kueue's to stop (its waitForPodsReady recovery timeout). The scheduler then runs
+    pod ends when its Ray job fails (Kueue's readiness wait does not see it: KubeRay keeps a
+    RayJob's cluster `ready`, see PODS_READY_RECOVERY_TIMEOUT). The scheduler then runs
     `allocate` alone: gang placement and binding, bin-packing and GPU sharing stay.
     """
     return {name: {"enabled": False} for name in EVICTING_ACTIONS}

@@ -23,6 +23,7 @@ FEDERATION_AUDIENCE: Final = "api://AzureADTokenExchange"
 # Built-in role "Storage Blob Data Contributor": read, write and delete blobs and containers'
 # contents; no management of the account, its keys or its access.
 STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE: Final = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
+STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME: Final = "Storage Blob Data Contributor"
 
 
 def role_definition_id(subscription_id: str, role: str) -> str:

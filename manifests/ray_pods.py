@@ -12,6 +12,8 @@
   `pod_sets()`, in the canonical units the planner's admission model counts.
 - Payload code is mounted from the workload's ConfigMap on every Ray container; the Hugging Face
   token (when configured) comes from a Secret by `secretKeyRef`, never as a value.
+- Every Ray cluster requires KubeRay's token (`authOptions`); who may reach its pods at all is
+  manifests/network.py.
 """
 
 from __future__ import annotations
@@ -40,8 +42,14 @@ HF_TOKEN_KEY: Final = "token"  # noqa: S105 - a key name
 HF_TOKEN_ENV: Final = "HF_TOKEN"  # noqa: S105 - an environment variable's name
 STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
 SERVE_PORT: Final = 8000
+DASHBOARD_PORT: Final = 8265
+# KubeRay's token auth (KubeRay 1.7, Ray 2.52 or newer): the operator generates a Secret with a
+# random token per Ray cluster, sets RAY_AUTH_MODE=token and RAY_AUTH_TOKEN on every Ray
+# container, and signs its own dashboard calls with it. Ray then refuses every dashboard, Jobs
+# API, GCS and client request without the token; Serve's HTTP traffic is the application's.
+RAY_AUTH_OPTIONS: Final = {"mode": "token"}
 
-_HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", 8265), ("client", 10001))
+_HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", DASHBOARD_PORT), ("client", 10001))
 # The head runs on the CPU pool: the `cpu` flavor's own node labels (catalog/pools.py).
 HEAD_NODE_SELECTOR: Final = pool_node_labels(CPU_POOL_NAME)
 
@@ -275,6 +283,7 @@ def ray_cluster_spec(
 
     return {
         "rayVersion": RAY_VERSION,
+        "authOptions": dict(RAY_AUTH_OPTIONS),
         # Kueue admits a fixed shape; autoscaling is for elastic jobs only.
         "enableInTreeAutoscaling": False,
         "headGroupSpec": {

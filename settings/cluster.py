@@ -18,6 +18,7 @@ from catalog.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
 from settings.defaults import (
     DEFAULT_CLUSTER_MODE,
     DEFAULT_CPU_POOL,
+    DEFAULT_CREATE_ROLE_ASSIGNMENTS,
     DEFAULT_DEPLOYER_PRINCIPAL_TYPE,
     DEFAULT_GPU_DRIVER,
     DEFAULT_GPU_POOL_MIN_COUNT,
@@ -54,6 +55,7 @@ CLUSTER_KEYS: Final = (
     "renderYamlTo",
     "localAccounts",
     "deployerPrincipalType",
+    "createRoleAssignments",
     "maintenanceWindow",
 )
 _SYSTEM_POOL_KEYS: Final = ("vmSize", "count")
@@ -96,8 +98,22 @@ def parse_cluster(raw: Section | None, problems: list[Problem]) -> ClusterSettin
         deployer_principal_type=section.literal(
             "deployerPrincipalType", DEPLOYER_PRINCIPAL_TYPES, DEFAULT_DEPLOYER_PRINCIPAL_TYPE
         ),
+        create_role_assignments=_create_role_assignments(section, mode),
         maintenance_window=maintenance_window,
     )
+
+
+def _create_role_assignments(section: Section, mode: ClusterMode) -> bool:
+    """`cluster.createRoleAssignments`: the Azure role assignments exist in aks mode only."""
+    key = "createRoleAssignments"
+    if mode != "aks" and section.has(key):
+        section.problem(
+            join(section.path, key),
+            "is only used when mode is aks (the Azure role assignments an aks stack creates); "
+            "remove it, an existing cluster's stack creates none",
+        )
+        return DEFAULT_CREATE_ROLE_ASSIGNMENTS
+    return section.boolean(key, DEFAULT_CREATE_ROLE_ASSIGNMENTS)
 
 
 def _check_kubeconfig_context(

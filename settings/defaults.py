@@ -40,6 +40,7 @@ DEFAULT_GPU_POOL_SPOT: Final = False
 DEFAULT_RENDER_YAML_TO: Final = ""  # empty: apply to the cluster, render nothing
 DEFAULT_LOCAL_ACCOUNTS: Final = False
 DEFAULT_DEPLOYER_PRINCIPAL_TYPE: Final[DeployerPrincipalType] = "User"
+DEFAULT_CREATE_ROLE_ASSIGNMENTS: Final = True
 # Sunday 00:00-04:00 UTC, every week: the shortest window AKS accepts, at the quietest time of a
 # typical week, weekly because a new node image ships every week.
 DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
@@ -60,6 +61,14 @@ DEFAULT_STORAGE_PROTECT: Final = False
 DEFAULT_ALLOW_OVERCOMMIT: Final = False
 DEFAULT_QUEUEING_STRATEGY: Final[QueueingStrategy] = "BestEffortFIFO"
 DEFAULT_OVER_QUOTA_WEIGHT: Final = 1
+# Kueue's pod-readiness timeout. It must hold the slowest healthy start of any workload, which
+# Kueue times from admission: a GPU node scaled up from 0 (minutes), the GPU Operator's driver
+# on it, the Ray image (~10 GB) pulled, and for the endpoint its model loaded too. 45 minutes
+# leaves room over that; a job whose nodes never come holds its quota that long per attempt.
+DEFAULT_PODS_READY_TIMEOUT_MINUTES: Final = 45
+# Requeues after a pod-readiness eviction before Kueue deactivates the job: with the 60 s backoff
+# base, four attempts over about three hours, then the quota is free for good.
+DEFAULT_REQUEUE_LIMIT: Final = 3
 
 # workloads
 DEFAULT_WORKLOAD_ENABLED: Final = False

@@ -83,6 +83,9 @@ class ClusterSettings:
     local_accounts: bool
     # Who `pulumi up` runs as; that principal gets cluster admin through Azure RBAC.
     deployer_principal_type: DeployerPrincipalType
+    # Whether the stack writes its Azure role assignments (needs roleAssignments/write); false
+    # leaves every one of them to an admin (aks mode only).
+    create_role_assignments: bool
     # When AKS may upgrade and re-image (aks mode only).
     maintenance_window: MaintenanceWindow
 
@@ -167,12 +170,23 @@ def workload_path(name: str) -> str:
 
 
 @dataclass(frozen=True)
+class PodsReady:
+    """Kueue's pod-readiness wait (manifests/helm_values.py `kueue_pods_ready`)."""
+
+    # From admission until every pod of the job is ready; then Kueue evicts and requeues it.
+    timeout_minutes: int
+    # Requeues after such an eviction; one more timeout and Kueue deactivates the job.
+    requeue_limit: int
+
+
+@dataclass(frozen=True)
 class SchedulingSettings:
     departments: tuple[DepartmentSettings, ...]
     # Let Σ team quotas of a flavor exceed what its pool holds at max size.
     allow_overcommit: bool
     # Kueue ClusterQueue queueing strategy of every team without its own.
     queueing_strategy: QueueingStrategy
+    pods_ready: PodsReady
 
     # Derived once per (immutable) settings object: teams are looked up by name in loops over
     # teams and workloads, which must not be quadratic in the size of the organisation.

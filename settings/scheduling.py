@@ -11,12 +11,15 @@ from catalog.versions import CHARTS, KAI_RESOURCE_RESERVATION_NAMESPACE, KAI_SCA
 from settings.defaults import (
     DEFAULT_ALLOW_OVERCOMMIT,
     DEFAULT_OVER_QUOTA_WEIGHT,
+    DEFAULT_PODS_READY_TIMEOUT_MINUTES,
     DEFAULT_QUEUEING_STRATEGY,
+    DEFAULT_REQUEUE_LIMIT,
 )
 from settings.errors import Problem
 from settings.model import (
     QUEUEING_STRATEGIES,
     DepartmentSettings,
+    PodsReady,
     QueueingStrategy,
     SchedulingSettings,
     TeamSettings,
@@ -24,7 +27,13 @@ from settings.model import (
 from settings.quotas import check_limits_within_quota, parse_resources
 from settings.reader import Section, join
 
-SCHEDULING_KEYS: Final = ("departments", "allowOvercommit", "queueingStrategy")
+SCHEDULING_KEYS: Final = (
+    "departments",
+    "allowOvercommit",
+    "queueingStrategy",
+    "podsReadyTimeoutMinutes",
+    "requeueLimit",
+)
 _DEPARTMENT_KEYS: Final = ("name", "teams")
 _TEAM_KEYS: Final = (
     "name",
@@ -37,6 +46,11 @@ _TEAM_KEYS: Final = (
     "queueingStrategy",
 )
 MAX_OVER_QUOTA_WEIGHT: Final = 1000
+# Below 15 minutes a healthy job on a GPU node scaled up from 0 (boot, driver, the Ray image)
+# would be evicted before its pods can be ready; above a day the timeout stops protecting quota.
+MIN_PODS_READY_TIMEOUT_MINUTES: Final = 15
+MAX_PODS_READY_TIMEOUT_MINUTES: Final = 24 * 60
+MAX_REQUEUE_LIMIT: Final = 100
 
 # Names that must not be team namespaces: the cluster's own and the operators'.
 RESERVED_NAMESPACES: Final = frozenset(
@@ -84,6 +98,26 @@ def parse_scheduling(
         departments=tuple(departments),
         allow_overcommit=section.boolean("allowOvercommit", DEFAULT_ALLOW_OVERCOMMIT),
         queueing_strategy=strategy,
+        pods_ready=_pods_ready(section),
+    )
+
+
+def _pods_ready(section: Section) -> PodsReady:
+    return PodsReady(
+        timeout_minutes=section.integer(
+            "podsReadyTimeoutMinutes",
+            DEFAULT_PODS_READY_TIMEOUT_MINUTES,
+            minimum=MIN_PODS_READY_TIMEOUT_MINUTES,
+            maximum=MAX_PODS_READY_TIMEOUT_MINUTES,
+            what="minutes from admission until a job's pods are ready; a GPU node scaled up "
+            "from 0 needs 15 or more",
+        ),
+        requeue_limit=section.integer(
+            "requeueLimit",
+            DEFAULT_REQUEUE_LIMIT,
+            maximum=MAX_REQUEUE_LIMIT,
+            what="requeues after a pod-readiness timeout before Kueue deactivates the job",
+        ),
     )
 
 

@@ -29,6 +29,7 @@ from manifests.helm_values import (
     gpu_operator_values,
     kai_scheduler_values,
     kuberay_operator_values,
+    kueue_pods_ready,
     kueue_values,
 )
 from tests.support.chart_values import chart_defaults, unknown_value_paths
@@ -195,7 +196,8 @@ def test_every_value_we_set_exists_in_the_upstream_chart(stack: str, name: str) 
 def test_every_builder_variant_sets_only_upstream_keys(driver: str, switch: bool) -> None:
     assert unknown_value_paths("gpu-operator", gpu_operator_values(driver, metrics=switch)) == []
     assert unknown_value_paths("kuberay-operator", kuberay_operator_values(metrics=switch)) == []
-    assert unknown_value_paths("kueue", kueue_values(metrics=switch)) == []
+    pods_ready = planned("dev").settings.scheduling.pods_ready
+    assert unknown_value_paths("kueue", kueue_values(metrics=switch, pods_ready=pods_ready)) == []
     kai = kai_scheduler_values(driver, gpu_sharing=switch)
     assert unknown_value_paths("kai-scheduler", kai) == []
 
@@ -317,6 +319,8 @@ def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, met
     expected = upstream_kueue_config()
     expected["integrations"]["frameworks"] = ["ray.io/rayjob", "ray.io/rayservice"]
     expected["manageJobsWithoutQueueName"] = False  # only labelled jobs are Kueue's
+    # Kueue's pod-readiness wait, written out (tests/test_pods_ready.py)
+    expected["waitForPodsReady"] = kueue_pods_ready(planned(stack).settings.scheduling.pods_ready)
     if metrics:
         expected["metrics"]["enableClusterQueueResources"] = True
     assert kueue_config(planned(stack)) == expected

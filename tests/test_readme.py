@@ -75,6 +75,7 @@ def _expected_defaults() -> dict[str, str]:
         "cluster.renderYamlTo": f'"{d.DEFAULT_RENDER_YAML_TO}"',
         "cluster.localAccounts": _yaml(d.DEFAULT_LOCAL_ACCOUNTS),
         "cluster.deployerPrincipalType": d.DEFAULT_DEPLOYER_PRINCIPAL_TYPE,
+        "cluster.createRoleAssignments": _yaml(d.DEFAULT_CREATE_ROLE_ASSIGNMENTS),
         "cluster.maintenanceWindow": f"{{dayOfWeek: {window.day_of_week}, startTime: "
         f'"{window.start_time}", durationHours: {window.duration_hours}, utcOffset: '
         f'"{window.utc_offset}", intervalWeeks: {window.interval_weeks}}}',
@@ -84,6 +85,8 @@ def _expected_defaults() -> dict[str, str]:
         "...teams[].overQuotaWeight": str(d.DEFAULT_OVER_QUOTA_WEIGHT),
         "scheduling.queueingStrategy": d.DEFAULT_QUEUEING_STRATEGY,
         "scheduling.allowOvercommit": _yaml(d.DEFAULT_ALLOW_OVERCOMMIT),
+        "scheduling.podsReadyTimeoutMinutes": str(d.DEFAULT_PODS_READY_TIMEOUT_MINUTES),
+        "scheduling.requeueLimit": str(d.DEFAULT_REQUEUE_LIMIT),
         "workloads.qwen-lora.workers": str(qwen_workers),
         "workloads.vllm-batch.loraAdapter": _yaml(d.DEFAULT_LORA_ADAPTER),
         "workloads.llm-serve.loraAdapter": _yaml(d.DEFAULT_LORA_ADAPTER),

@@ -115,9 +115,12 @@ def test_only_the_webhooks_of_managed_kinds_are_registered_on_a_loopback_url(
 
 def test_kueue_runs_with_the_platform_configuration_on_loopback(tmp_path: Path) -> None:
     from manifests.helm_values import kueue_manager_config
+    from settings.defaults import DEFAULT_PODS_READY_TIMEOUT_MINUTES, DEFAULT_REQUEUE_LIMIT
+    from settings.model import PodsReady
 
-    config = rig_kueue_config(tmp_path, 9443, 18081)
-    platform = kueue_manager_config(metrics=False)
+    pods_ready = PodsReady(DEFAULT_PODS_READY_TIMEOUT_MINUTES, DEFAULT_REQUEUE_LIMIT)
+    platform = kueue_manager_config(metrics=False, pods_ready=pods_ready)
+    config = rig_kueue_config(platform, tmp_path, 9443, 18081)
     assert config["integrations"] == platform["integrations"]
     assert config["manageJobsWithoutQueueName"] is False
     assert config["webhook"] == {"port": 9443, "host": "127.0.0.1", "certDir": str(tmp_path)}

@@ -751,6 +751,8 @@ def test_scheduling_queues_children_and_their_real_orderings() -> None:
     assert set(leaf.depends_on) == {
         urn(KAI_QUEUE, "aksray-queues-kai-applied"),
         urn(release, "aksray-operators-kai-scheduler"),
+        # completes once KAI's queue webhook answers (tests/test_kai_queue_webhook.py)
+        urn("kubernetes:batch/v1:Job", "aksray-operators-kai-queue-webhook"),
     }
     assert leaf.inputs["spec"]["parentQueue"] == "applied"
 
@@ -766,13 +768,14 @@ def test_every_child_waits_for_the_operator_releases() -> None:
     )
     urns = {r.name: r.urn for r in records}
     kueue, kai, extra = urns["kueue-release"], urns["kai-release"], urns["cluster-ready"]
+    webhook = urns["kai-webhook"]
     children = [r for r in records if r.name.startswith("q-") and r.custom]
     assert len(children) == 2 + 4 + 1 + 1 + 1 + 2
     for child in children:
-        needs = {kai, extra} if child.type == KAI_QUEUE else {kueue, extra}
+        needs = {kai, webhook, extra} if child.type == KAI_QUEUE else {kueue, extra}
         assert needs <= set(child.depends_on), child.name
-        wrong = kueue if child.type == KAI_QUEUE else kai
-        assert wrong not in child.depends_on, child.name
+        wrong = {kueue} if child.type == KAI_QUEUE else {kai, webhook}
+        assert not wrong & set(child.depends_on), child.name
 
 
 def _build_queues(settings: Settings, namespaces_cls: Any, queues_cls: Any) -> None:
@@ -780,6 +783,7 @@ def _build_queues(settings: Settings, namespaces_cls: Any, queues_cls: Any) -> N
     at = pulumi.ResourceOptions(provider=provider)
     kueue = k8s.core.v1.ConfigMap("kueue-release", opts=at)
     kai = k8s.core.v1.ConfigMap("kai-release", opts=at)
+    webhook = k8s.core.v1.ConfigMap("kai-webhook", opts=at)
     ready = k8s.core.v1.ConfigMap("cluster-ready", opts=at)
     namespaces = namespaces_cls("ns", settings.scheduling.teams, provider=provider)
     queues_cls(
@@ -789,6 +793,7 @@ def _build_queues(settings: Settings, namespaces_cls: Any, queues_cls: Any) -> N
         namespaces=namespaces,
         kueue=kueue,
         kai=kai,
+        kai_webhook=webhook,
         opts=pulumi.ResourceOptions(depends_on=[ready]),
     )
 

@@ -30,8 +30,9 @@ Errors:
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
-unlimited); a Kubernetes version or region newer than the catalogues of Azure's offer, or a
-version past the end of life they give.
+unlimited); each role assignment an admin must grant because the stack creates none
+(`cluster.createRoleAssignments: false`); a Kubernetes version or region newer than the
+catalogues of Azure's offer, or a version past the end of life they give.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
+from aksray.checks.azure import check_role_assignments_left_to_an_admin
 from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_pool_capacity
 from aksray.checks.catalogues import check_catalogue_staleness
 from aksray.checks.findings import Findings
@@ -68,6 +70,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_idle_gpus,
     check_unused_quota,
     check_over_quota_weight,
+    check_role_assignments_left_to_an_admin,
     check_catalogue_staleness,
 )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from aksray.rehearse.controlplane import (
     ControlPlane,
@@ -50,8 +51,9 @@ def shipped_crds() -> list[Path]:
     return files
 
 
-def start_rig(tools: RigToolchain, run_dir: Path) -> ControlPlane:
-    """etcd, apiserver, CRDs, controller manager, scheduler, kwok, Kueue, KubeRay."""
+def start_rig(tools: RigToolchain, run_dir: Path, kueue_config: dict[str, Any]) -> ControlPlane:
+    """etcd, apiserver, CRDs, controller manager, scheduler, kwok, Kueue (with `kueue_config`,
+    the stack's Kueue Configuration), KubeRay."""
     supervisor = Supervisor(run_dir / "logs")
     timings: dict[str, float] = {}
     timer = Timer(timings)
@@ -73,7 +75,13 @@ def start_rig(tools: RigToolchain, run_dir: Path) -> ControlPlane:
             start_controllers(supervisor, tools, pki, kubeconfig, node_address)
         with timer.step("kueue"):
             start_kueue(
-                supervisor, tools=tools, pki=pki, kubeconfig=kubeconfig, kube=kube, run_dir=run_dir
+                supervisor,
+                tools=tools,
+                pki=pki,
+                kubeconfig=kubeconfig,
+                kube=kube,
+                run_dir=run_dir,
+                platform=kueue_config,
             )
         etc = kuberay_private_etc(run_dir)
         with timer.step("kuberay"):

@@ -1,6 +1,6 @@
 """Kueue and the KubeRay operator as host processes, configured as the stack configures them.
 
-Kueue runs with the platform's own Configuration (`manifests.helm_values.kueue_manager_config`,
+Kueue runs with the stack's own Configuration (`manifests.helm_values.kueue_manager_config`,
 what the chart gets on AKS), with only what a host process needs changed: loopback addresses,
 no leader election, certificates from the rig's CA instead of Kueue's internal issuer (which
 names a Service the rig has no proxy for). Its webhooks are registered with a loopback URL, and
@@ -31,28 +31,29 @@ from aksray.rehearse.kube import Kube
 from aksray.rehearse.pki import Pki
 from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.toolchain import RigToolchain
-from manifests.helm_values import kueue_manager_config
 from manifests.kueue import QUEUE_NAME_LABEL
 
 KUEUE_NAMESPACE: Final = "kueue-system"
 MUTATING_NAME: Final = "kueue-mutating-webhook-configuration"
 VALIDATING_NAME: Final = "kueue-validating-webhook-configuration"
-# Kueue v0.19 (config v1beta2) always waits for pods: a workload whose pods are not ready within
-# `waitForPodsReady.timeout` (default 30m; `recoveryTimeout` defaults to it) is evicted and
-# requeued with backoff. The rig keeps the platform's settings but scales the times down, so a
-# scenario shows in a minute what takes half an hour on AKS; every report says so.
-KUEUE_DEFAULT_PODS_READY_TIMEOUT: Final = "30m"
+# Kueue runs the platform's pod-readiness wait (manifests/helm_values.py `kueue_pods_ready`:
+# timeout, no recovery timeout, requeue limit) with the times scaled down, so a scenario shows
+# in minutes what takes hours on AKS; every report says so.
 RIG_PODS_READY_TIMEOUT: Final = "90s"  # above the 60 s a finished job keeps its nodes
 RIG_REQUEUE_BACKOFF_BASE_S: Final = 5
 RIG_REQUEUE_BACKOFF_MAX_S: Final = 30
+RECOVERY_OFF: Final = "0s"
 # Kueue's own kinds: their webhooks are always needed.
 KUEUE_CORE_PATH: Final = re.compile(
     r"-kueue-x-k8s-io-v1beta2-(clusterqueue|cohort|resourceflavor|workload)$"
 )
 
 
-def rig_kueue_config(cert_dir: Path, webhook_port: int, health_port: int) -> dict[str, Any]:
-    config = copy.deepcopy(kueue_manager_config(metrics=False))
+def rig_kueue_config(
+    platform: dict[str, Any], cert_dir: Path, webhook_port: int, health_port: int
+) -> dict[str, Any]:
+    """`platform` (the stack's Kueue Configuration) for a host process on the rig."""
+    config = copy.deepcopy(platform)
     config.update(
         {
             "namespace": KUEUE_NAMESPACE,
@@ -63,22 +64,16 @@ def rig_kueue_config(cert_dir: Path, webhook_port: int, health_port: int) -> dic
             "internalCertManagement": {"enable": False},
         }
     )
-    waiting = dict(config.get("waitForPodsReady") or {})
-    requeuing = dict(waiting.get("requeuingStrategy") or {})
-    requeuing.update(
+    waiting = config["waitForPodsReady"]
+    waiting["timeout"] = RIG_PODS_READY_TIMEOUT
+    if waiting.get("recoveryTimeout") != RECOVERY_OFF:  # off stays off; on, it is scaled too
+        waiting["recoveryTimeout"] = RIG_PODS_READY_TIMEOUT
+    waiting["requeuingStrategy"].update(
         {
             "backoffBaseSeconds": RIG_REQUEUE_BACKOFF_BASE_S,
             "backoffMaxSeconds": RIG_REQUEUE_BACKOFF_MAX_S,
         }
     )
-    waiting.update(
-        {
-            "timeout": RIG_PODS_READY_TIMEOUT,
-            "recoveryTimeout": RIG_PODS_READY_TIMEOUT,
-            "requeuingStrategy": requeuing,
-        }
-    )
-    config["waitForPodsReady"] = waiting
     # The visibility API server reads certificates from fixed paths and is not rehearsed.
     gates = dict(config.get("featureGates") or {})
     gates["VisibilityOnDemand"] = False
@@ -87,14 +82,21 @@ def rig_kueue_config(cert_dir: Path, webhook_port: int, health_port: int) -> dic
 
 
 def pods_ready_note(platform: dict[str, Any]) -> str:
-    """What the rig changed about Kueue's pod-readiness wait, for every report."""
-    waiting = platform.get("waitForPodsReady") or {}
-    timeout = waiting.get("timeout", KUEUE_DEFAULT_PODS_READY_TIMEOUT)
-    recovery = waiting.get("recoveryTimeout", timeout)
+    """What the rig changed about Kueue's pod-readiness wait, and what it kept, for every report."""
+    waiting = platform["waitForPodsReady"]
+    recovery = waiting["recoveryTimeout"]
+    requeuing = waiting["requeuingStrategy"]
+    recovery_part = (
+        f"recoveryTimeout {recovery} (off) as on AKS"
+        if recovery == RECOVERY_OFF
+        else f"recoveryTimeout {recovery} as {RIG_PODS_READY_TIMEOUT}"
+    )
     return (
-        f"Kueue waitForPodsReady timeout {timeout} and recoveryTimeout {recovery} (the platform's) "
-        f"run as {RIG_PODS_READY_TIMEOUT} on the rig, requeue backoff "
-        f"{RIG_REQUEUE_BACKOFF_BASE_S}-{RIG_REQUEUE_BACKOFF_MAX_S}s"
+        f"Kueue waitForPodsReady timeout {waiting['timeout']} (the platform's) runs as "
+        f"{RIG_PODS_READY_TIMEOUT} on the rig, {recovery_part}, requeue backoff "
+        f"{requeuing['backoffBaseSeconds']}-{requeuing['backoffMaxSeconds']}s as "
+        f"{RIG_REQUEUE_BACKOFF_BASE_S}-{RIG_REQUEUE_BACKOFF_MAX_S}s, deactivated after "
+        f"{requeuing['backoffLimitCount']} requeues as on AKS"
     )
 
 
@@ -132,15 +134,23 @@ def rig_webhooks(
 
 
 def start_kueue(
-    sup: Supervisor, *, tools: RigToolchain, pki: Pki, kubeconfig: Path, kube: Kube, run_dir: Path
+    sup: Supervisor,
+    *,
+    tools: RigToolchain,
+    pki: Pki,
+    kubeconfig: Path,
+    kube: Kube,
+    run_dir: Path,
+    platform: dict[str, Any],
 ) -> dict[str, Any]:
-    """Start Kueue, register its webhooks, prove them with a dry run; return its Configuration."""
+    """Start Kueue with `platform` (the stack's Configuration) on loopback, register its
+    webhooks, prove them with a dry run; return the Configuration it runs."""
     cert_dir = run_dir / "kueue-certs"
     cert_dir.mkdir(parents=True, exist_ok=True)
     (cert_dir / "tls.crt").write_bytes(pki.cert.read_bytes())
     (cert_dir / "tls.key").write_bytes(pki.key.read_bytes())
     webhook_port, health_port = free_port(), free_port()
-    config = rig_kueue_config(cert_dir, webhook_port, health_port)
+    config = rig_kueue_config(platform, cert_dir, webhook_port, health_port)
     config_file = run_dir / "kueue.yaml"
     config_file.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     if kube.get_or_none(f"/api/v1/namespaces/{KUEUE_NAMESPACE}") is None:

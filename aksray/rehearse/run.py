@@ -189,7 +189,9 @@ class Target:
 
 
 @contextlib.contextmanager
-def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
+def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterator[Target]:
+    """The cluster to rehearse on: the user's (`kubeconfig`), or a rig whose Kueue runs the
+    configuration the stack's Kueue release would get."""
     if kubeconfig is not None:
         config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
         kube = Kube(credentials_from_kubeconfig(kubeconfig))
@@ -207,13 +209,14 @@ def target(kubeconfig: Path | None, run_dir: Path) -> Iterator[Target]:
         )
         return
     tools = rig_toolchain()
-    plane = start_rig(tools, run_dir)
+    kueue_config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
+    plane = start_rig(tools, run_dir, kueue_config)
     state = DashboardState()
     dashboard = StandInDashboard(plane.dashboard_address, plane.node_address, state)
     try:
         notes = [
             KAI_NOTE,
-            pods_ready_note(kueue_manager_config(metrics=False)),
+            pods_ready_note(kueue_config),
             f"rig bring-up {plane.timings.get('total', 0):.1f}s",
         ]
         yield Target(
@@ -319,7 +322,7 @@ def rehearse(
     run_dir = rig_run_dir()
     planned = validate(stack, run_dir, f"rehearse-{stack_name}")
     settings: Settings = planned.settings
-    with target(kubeconfig, run_dir) as where:
+    with target(kubeconfig, run_dir, settings) as where:
         taken = already_there(where.kube, planned)
         if taken:
             shown = ", ".join(taken[:3]) + (", ..." if len(taken) > 3 else "")

@@ -71,6 +71,12 @@ def admitted(name: str) -> Callable[[Sample], bool]:
     return lambda s: any(o.is_admitted(wl) for wl in workloads_of(s, name))
 
 
+def requeues(sample: Sample, name: str) -> int:
+    """How often Kueue requeued the workload after a pod-readiness eviction."""
+    states = [wl.get("status", {}).get("requeueState") or {} for wl in workloads_of(sample, name)]
+    return max((int(state.get("count", 0)) for state in states), default=0)
+
+
 def bound_pods(sample: Sample, name: str) -> list[dict[str, Any]]:
     out = []
     for pod in sample.pods:
@@ -436,6 +442,22 @@ def no_capacity(ctx: Context) -> None:
     )
     ctx.expect(
         "a job on nodes that never come does not hold quota", released, f"{TRAINING} kept its quota"
+    )
+    evictions = ever_evicted(ctx.observer, TRAINING)
+    ctx.expect(
+        "Kueue's pod-readiness timeout evicted it",
+        any("PodsReadyTimeout" in e for e in evictions),
+        f"evictions of {TRAINING}: {evictions or 'none'}",
+    )
+    requeued = ctx.wait(
+        f"{TRAINING} to be requeued after its backoff and admitted again",
+        lambda s: admitted(TRAINING)(s) and requeues(s, TRAINING) >= 1,
+        timeout=300,
+    )
+    ctx.expect("it is requeued with backoff", requeued, f"{TRAINING} was not admitted again")
+    ctx.notes.append(
+        f"after {ctx.settings.scheduling.pods_ready.requeue_limit} requeues Kueue deactivates "
+        "the job (not waited for: each attempt takes a full timeout)"
     )
 
 

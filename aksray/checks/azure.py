@@ -1,0 +1,38 @@
+"""Warnings about the Azure side: role assignments the stack leaves to an admin."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from aksray.checks.findings import Findings
+from aksray.model import Plan
+from manifests.aks import AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME, aks_names
+from manifests.identity import STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME, team_identities
+
+CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
+
+
+def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
+    """With `cluster.createRoleAssignments: false`, every grant the stack would have made."""
+    settings = plan.settings
+    cluster = settings.cluster
+    if cluster.mode != "aks" or cluster.create_role_assignments:
+        return
+    if cluster.deployer_principal_type != "None":
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME}" on cluster '
+            f"{aks_names(settings.stack).cluster} to the {cluster.deployer_principal_type} that "
+            "runs `pulumi up` (the stack creates no role assignment; commands in docs/aks.md)",
+        )
+    storage = settings.storage
+    if not storage.enabled or storage.existing_account:
+        return  # no identities of the stack's own
+    teams = ((team.name, team.namespace) for team in settings.scheduling.teams)
+    for identity in team_identities(settings.stack, teams):
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME}" on the storage '
+            f"account to identity {identity.identity_name} (team {identity.team}'s Ray pods "
+            "reach Blob with it; commands in docs/aks.md)",
+        )

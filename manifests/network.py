@@ -1,0 +1,75 @@
+"""Per workload a NetworkPolicy: who may reach the pods of its Ray cluster at all.
+
+A Ray head listens on every address (`dashboard-host 0.0.0.0`; KubeRay's Services and the
+workers reach it there), and code submitted to it runs as the team's workload identity. Besides
+Ray's token (manifests/ray_pods.py `RAY_AUTH_OPTIONS`), each workload's pods admit only:
+
+- each other, on every port: GCS, raylets, object managers and Ray's worker processes use many
+  ports, some chosen at random;
+- the KubeRay operator, on the dashboard (HTTPMode job submission and status, Serve config) and,
+  for the endpoint, on Serve's port (KubeRay checks the head's Serve proxy there). Kueue and KAI
+  never call a Ray pod: they work on the Kubernetes objects;
+- for the endpoint, Serve's port from the pods of the team's own namespace.
+
+Ingress only: the payloads need Blob, Hugging Face, PyPI (runtime_env) and DNS. `kubectl
+port-forward` is not pod-network traffic: the kubelet and the container runtime connect to the
+port from inside the pod's own network namespace, so no policy applies to it.
+
+Plain `networking.k8s.io/v1` objects, enforced by AKS's Cilium dataplane. KubeRay 1.7's own
+`spec.networkPolicy` is behind its RayClusterNetworkPolicy feature gate, off by default.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from catalog.versions import KUBERAY_OPERATOR
+from manifests.namespaces import MANAGED_BY
+from manifests.ray_pods import DASHBOARD_PORT, SERVE_PORT, TEAM_LABEL, WORKLOAD_LABEL, Team
+from workloads.spec import WorkloadSpec
+
+# The chart's operator pods: `app.kubernetes.io/name` is its `nameOverride` (values.yaml).
+KUBERAY_OPERATOR_POD_LABELS: Final = {"app.kubernetes.io/name": "kuberay-operator"}
+NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"  # set by the apiserver
+
+
+def _tcp(*ports: int) -> list[dict[str, Any]]:
+    return [{"protocol": "TCP", "port": port} for port in ports]
+
+
+def kuberay_operator_peer(*, installed: bool) -> dict[str, Any]:
+    """The operator's pods: in our release's namespace, or in any (a cluster's own KubeRay)."""
+    namespace = (
+        {"matchLabels": {NAMESPACE_NAME_LABEL: KUBERAY_OPERATOR.namespace}} if installed else {}
+    )
+    return {
+        "namespaceSelector": namespace,
+        "podSelector": {"matchLabels": dict(KUBERAY_OPERATOR_POD_LABELS)},
+    }
+
+
+def workload_network_policy(
+    spec: WorkloadSpec, team: Team, *, kuberay_installed: bool
+) -> dict[str, Any]:
+    own = {"matchLabels": {WORKLOAD_LABEL: spec.name}}
+    serves = spec.kind == "RayService"
+    operator_ports = (DASHBOARD_PORT, SERVE_PORT) if serves else (DASHBOARD_PORT,)
+    ingress: list[dict[str, Any]] = [
+        {"from": [{"podSelector": own}]},
+        {
+            "from": [kuberay_operator_peer(installed=kuberay_installed)],
+            "ports": _tcp(*operator_ports),
+        },
+    ]
+    if serves:
+        ingress.append({"from": [{"podSelector": {}}], "ports": _tcp(SERVE_PORT)})
+    return {
+        "apiVersion": "networking.k8s.io/v1",
+        "kind": "NetworkPolicy",
+        "metadata": {
+            "name": f"ray-{spec.name}",
+            "namespace": team.namespace,
+            "labels": {**MANAGED_BY, WORKLOAD_LABEL: spec.name, TEAM_LABEL: team.name},
+        },
+        "spec": {"podSelector": own, "policyTypes": ["Ingress"], "ingress": ingress},
+    }
