@@ -95,6 +95,8 @@ CHARTS: Final = (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
 # Which release installs the CRDs of an API group: a custom resource must wait for it.
 CRD_GROUP_CHARTS: Final[dict[str, HelmChart]] = {
     "nvidia.com": GPU_OPERATOR,
+    "resource.nvidia.com": GPU_OPERATOR,
+    "nfd.k8s-sigs.io": GPU_OPERATOR,  # its bundled Node Feature Discovery chart
     "ray.io": KUBERAY_OPERATOR,
     "kueue.x-k8s.io": KUEUE,
     "scheduling.run.ai": KAI_SCHEDULER,

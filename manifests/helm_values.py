@@ -68,6 +68,15 @@ KUEUE_FRAMEWORK_BY_KIND: Final[dict[str, str]] = {
 }
 KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
 
+# The setting each chart switch below follows, by (release, dotted value path): where
+# `aksray plan` points when a switch would create an object whose CRD nothing installs
+# (catalog/chart_objects.py).
+SETTING_OF_VALUE: Final[dict[tuple[str, str], str]] = {
+    ("gpu-operator", "dcgmExporter.serviceMonitor.enabled"): "operators.metrics",
+    ("kuberay-operator", "metrics.serviceMonitor.enabled"): "operators.metrics",
+    ("kueue", "enablePrometheus"): "operators.metrics",
+}
+
 
 def operator_node_selector() -> dict[str, str]:
     """Where the operators' controllers, webhooks and hooks run: the CPU pool."""

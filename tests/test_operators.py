@@ -312,7 +312,7 @@ def test_kueue_leaves_raycluster_and_pod_level_integrations_off() -> None:
     )
 
 
-@pytest.mark.parametrize(("stack", "metrics"), [("dev", False), ("prod", True)])
+@pytest.mark.parametrize(("stack", "metrics"), [("dev", False), ("prod", False)])
 def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, metrics: bool) -> None:
     expected = upstream_kueue_config()
     expected["integrations"]["frameworks"] = ["ray.io/rayjob", "ray.io/rayservice"]
@@ -328,7 +328,7 @@ def test_keys_we_add_to_the_kueue_config_are_spelt_as_upstream_documents_them() 
     assert re.search(r"#\s*enableClusterQueueResources:", text)
 
 
-@pytest.mark.parametrize(("stack", "metrics"), [("dev", False), ("prod", True)])
+@pytest.mark.parametrize(("stack", "metrics"), [("dev", False), ("prod", False)])
 def test_metrics_follow_the_stack(stack: str, metrics: bool) -> None:
     result = planned(stack)
     assert result.settings.operators.metrics is metrics
