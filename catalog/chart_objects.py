@@ -21,6 +21,14 @@ from typing import Any, Final
 from catalog.versions import CRD_GROUP_CHARTS
 
 PROMETHEUS_OPERATOR_GROUP: Final = "monitoring.coreos.com"
+# Installed on an AKS cluster by Azure Monitor's metrics add-on (azureMonitorProfile.metrics).
+AZURE_MONITOR_SCRAPE_GROUP: Final = "azmonitoring.coreos.com"
+
+
+def is_built_in_group(group: str) -> bool:
+    """Kubernetes' own API groups: the core group, the dotless ones (apps, batch, policy...)
+    and *.k8s.io; x-k8s.io and k8s-sigs.io belong to add-on projects."""
+    return "." not in group or (group.endswith(".k8s.io") and not group.endswith("x-k8s.io"))
 
 
 @dataclass(frozen=True)

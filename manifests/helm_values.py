@@ -68,14 +68,11 @@ KUEUE_FRAMEWORK_BY_KIND: Final[dict[str, str]] = {
 }
 KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
 
-# The setting each chart switch below follows, by (release, dotted value path): where
-# `aksray plan` points when a switch would create an object whose CRD nothing installs
-# (catalog/chart_objects.py).
-SETTING_OF_VALUE: Final[dict[tuple[str, str], str]] = {
-    ("gpu-operator", "dcgmExporter.serviceMonitor.enabled"): "operators.metrics",
-    ("kuberay-operator", "metrics.serviceMonitor.enabled"): "operators.metrics",
-    ("kueue", "enablePrometheus"): "operators.metrics",
-}
+# The charts' own Prometheus Operator objects stay off whatever the stack says: a cluster this
+# stack creates has no monitoring.coreos.com CRD (catalog/chart_objects.py), and AKS's managed
+# Prometheus never reads them. The stack's own scrape objects replace them
+# (manifests/scrape.py).
+CHART_SERVICE_MONITOR: Final = {"serviceMonitor": {"enabled": False}}
 
 
 def operator_node_selector() -> dict[str, str]:
@@ -90,7 +87,7 @@ def gpu_node_tolerations() -> list[dict[str, str]]:
     return [gpu, *tolerations_for([SPOT_TAINT])]
 
 
-def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
+def gpu_operator_values(gpu_driver: str) -> dict[str, Any]:
     """NVIDIA GPU Operator: who installs the driver decides three values that go together.
 
     `operator`: the operator's driver and container toolkit run on every GPU node (pools are
@@ -110,7 +107,8 @@ def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
         "toolkit": {"enabled": by_operator},
         # The operand DaemonSets (device plugin, GFD, DCGM exporter, validator, ...).
         "daemonsets": {"tolerations": gpu_node_tolerations()},
-        "dcgmExporter": {"serviceMonitor": {"enabled": metrics}},
+        # The chart's default turns the operator's DCGM ServiceMonitor on.
+        "dcgmExporter": CHART_SERVICE_MONITOR,
         # The bundled Node Feature Discovery chart: its worker labels the GPU nodes, so it
         # tolerates them; master and garbage collector are controllers.
         "node-feature-discovery": {
@@ -121,7 +119,7 @@ def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
     }
 
 
-def kuberay_operator_values(*, metrics: bool) -> dict[str, Any]:
+def kuberay_operator_values() -> dict[str, Any]:
     """KubeRay: every Ray pod is scheduled by KAI.
 
     Only `batchScheduler.name` is set; the deprecated `batchScheduler.enabled` (which means
@@ -134,12 +132,16 @@ def kuberay_operator_values(*, metrics: bool) -> dict[str, Any]:
         },
         "nodeSelector": operator_node_selector(),
         "batchScheduler": {"name": KAI_SCHEDULER_NAME},
-        "metrics": {"serviceMonitor": {"enabled": metrics}},
+        "metrics": CHART_SERVICE_MONITOR,
     }
 
 
 def kueue_manager_config(*, metrics: bool) -> dict[str, Any]:
     """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2).
+
+    `metrics`: Kueue also reports each ClusterQueue's quota use per flavor and resource
+    (`kueue_cluster_queue_resource_usage` and friends), what the Queues dashboard shows; on with
+    observability.
 
     The chart's default configuration at v0.19.2, with our integrations, and
     `manageJobsWithoutQueueName: false` written out: Kueue manages only the jobs that carry the
@@ -175,8 +177,8 @@ def kueue_values(*, metrics: bool) -> dict[str, Any]:
     """Kueue: the controller manager (which also serves the webhooks) on the CPU pool."""
     config = kueue_manager_config(metrics=metrics)
     return {
-        # A ServiceMonitor (monitoring.coreos.com/v1): needs the Prometheus Operator's CRDs.
-        "enablePrometheus": metrics,
+        # The chart's ServiceMonitor (monitoring.coreos.com/v1) stays off, as above.
+        "enablePrometheus": False,
         "controllerManager": {
             "manager": {
                 "image": {

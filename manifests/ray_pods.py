@@ -40,6 +40,13 @@ HF_TOKEN_KEY: Final = "token"  # noqa: S105 - a key name
 HF_TOKEN_ENV: Final = "HF_TOKEN"  # noqa: S105 - an environment variable's name
 STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
 SERVE_PORT: Final = 8000
+# Where each Ray node's metrics agent serves Prometheus metrics (Ray's own, Serve's and vLLM's
+# through Ray): set on every node and declared as the container port the scrape objects name
+# (manifests/scrape.py).
+METRICS_PORT_NAME: Final = "metrics"
+METRICS_PORT: Final = 8080
+_METRICS_PORTS: Final = ((METRICS_PORT_NAME, METRICS_PORT),)
+_METRICS_START_PARAMS: Final = {"metrics-export-port": str(METRICS_PORT)}
 
 _HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", 8265), ("client", 10001))
 # The head runs on the CPU pool: the `cpu` flavor's own node labels (catalog/pools.py).
@@ -280,16 +287,22 @@ def ray_cluster_spec(
         "headGroupSpec": {
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
             # the workers.
-            "rayStartParams": {"num-cpus": "0", "dashboard-host": "0.0.0.0"},  # noqa: S104
+            "rayStartParams": {
+                "num-cpus": "0",
+                "dashboard-host": "0.0.0.0",  # noqa: S104
+                **_METRICS_START_PARAMS,
+            },
             "template": template(
                 HEAD_CONTAINER,
                 spec.head,
-                (*_HEAD_PORTS, *serve_ports),
+                (*_HEAD_PORTS, *_METRICS_PORTS, *serve_ports),
                 node_selector=HEAD_NODE_SELECTOR,
             ),
         },
         "workerGroupSpecs": [
-            _worker_group_spec(group, template(WORKER_CONTAINER, group.pod, serve_ports))
+            _worker_group_spec(
+                group, template(WORKER_CONTAINER, group.pod, (*_METRICS_PORTS, *serve_ports))
+            )
             for group in worker_groups(spec, workload)
         ],
     }
@@ -303,6 +316,6 @@ def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str
         "minReplicas": group.replicas,
         "maxReplicas": group.replicas,
         "numOfHosts": 1,
-        "rayStartParams": {},
+        "rayStartParams": dict(_METRICS_START_PARAMS),
         "template": template,
     }

@@ -22,7 +22,7 @@ from aksray.checks.crds import check_chart_objects_have_crds
 from aksray.checks.findings import Findings
 from aksray.model import HELM_RELEASE, plan
 from aksray.runner import RunResult
-from catalog.chart_objects import SWITCHED_OBJECTS, chart_groups, value_at
+from catalog.chart_objects import SWITCHED_OBJECTS, chart_groups, is_built_in_group, value_at
 from catalog.versions import CHARTS, CRD_GROUP_CHARTS
 from tests.support.chart_values import chart_defaults
 from tests.support.harness import REFERENCE, STACKS, P, cli, planned, stack_document, write_stack
@@ -63,12 +63,6 @@ def _guard(chart_dir: Path, text: str) -> str:
     return body.group(0)
 
 
-def _is_built_in(group: str) -> bool:
-    """Kubernetes' own API groups: the core group, the dotless ones, and *.k8s.io (x-k8s.io and
-    k8s-sigs.io belong to add-on projects)."""
-    return "." not in group or (group.endswith(".k8s.io") and not group.endswith("x-k8s.io"))
-
-
 def _foreign_objects(chart: str) -> set[tuple[str, str, str]]:
     """(template path in the chart, apiVersion, kind) of every object a template renders whose
     API group is neither Kubernetes' own nor one the chart installs CRDs for."""
@@ -85,7 +79,8 @@ def _foreign_objects(chart: str) -> set[tuple[str, str, str]]:
     return {
         entry
         for entry in found
-        if not _is_built_in(entry[1].rpartition("/")[0]) and entry[1].rpartition("/")[0] not in own
+        if not is_built_in_group(entry[1].rpartition("/")[0])
+        and entry[1].rpartition("/")[0] not in own
     }
 
 
