@@ -301,3 +301,22 @@ def test_only_an_observed_stack_loads_the_monitoring_sdks() -> None:
         timeout=300,
     ).stdout.strip()
     assert out.splitlines()[-2:] == ["dev:", f"prod:{','.join(HEAVY)}"]
+
+
+@pytest.mark.parametrize("role", [MONITORING_DATA_READER_ROLE, GRAFANA_EDITOR_ROLE])
+def test_the_policy_pack_keeps_the_monitoring_roles_on_their_own_resource(role: str) -> None:
+    from tests.support.policy_harness import evaluate
+
+    result = planned("prod")
+    assert evaluate(result.resources) == []
+    wider = [
+        dataclasses.replace(
+            r,
+            inputs={**r.inputs, "scope": "/subscriptions/s/resourceGroups/rg-aksray-prod"},
+            property_dependencies={**r.property_dependencies, "scope": ()},
+        )
+        if r.type == ROLE and _role(r) == role
+        else r
+        for r in result.resources
+    ]
+    assert [v.policy for v in evaluate(wider)] == ["role-assignments-scoped-to-storage"]
