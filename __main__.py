@@ -22,6 +22,10 @@ if platform.storage is not None:
         "workloadIdentityClientIds",
         {team: identity.client_id for team, identity in platform.storage.identities.items()},
     )
+if platform.observability is not None and platform.observability.grafana_endpoint is not None:
+    # Azure Managed Grafana, with the stack's dashboards (docs/monitoring.md).
+    pulumi.export("grafanaEndpoint", platform.observability.grafana_endpoint)
+    pulumi.export("grafanaDashboards", list(platform.observability.dashboards))
 if platform.workloads.staged:
     # Enabled RayJobs waiting for their inputs: `pulumi config set --path workloads.<name>.run 1`.
     pulumi.export("stagedJobs", platform.workloads.staged)

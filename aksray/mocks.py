@@ -87,6 +87,11 @@ _AZURE_NAME_INPUT: Final[dict[str, str]] = {
         "federatedIdentityCredentialResourceName"
     ),
     "azure-native:authorization:RoleAssignment": "roleAssignmentName",
+    "azure-native:monitor:AzureMonitorWorkspace": "azureMonitorWorkspaceName",
+    "azure-native:monitor:DataCollectionEndpoint": "dataCollectionEndpointName",
+    "azure-native:monitor:DataCollectionRule": "dataCollectionRuleName",
+    "azure-native:monitor:DataCollectionRuleAssociation": "associationName",
+    "azure-native:dashboard:Grafana": "workspaceName",
 }
 
 
@@ -97,11 +102,27 @@ def _azure_name(args: MockResourceArgs) -> dict[str, Any]:
     return {"name": placeholder(f"auto-name of {args.name}")}
 
 
+def _grafana(args: MockResourceArgs) -> dict[str, Any]:
+    name = args.inputs.get("workspaceName", args.name)
+    return {
+        "name": name,
+        "identity": {
+            **dict(args.inputs.get("identity") or {}),
+            "principalId": placeholder(f"principal id of Grafana {name}"),
+        },
+        "properties": {
+            **dict(args.inputs.get("properties") or {}),
+            "endpoint": placeholder(f"endpoint of Grafana {name}"),
+        },
+    }
+
+
 _COMPUTED: Final[dict[str, Callable[[MockResourceArgs], dict[str, Any]]]] = {
     "random:index/randomString:RandomString": _random_string,
     "azure-native:containerservice:ManagedCluster": _managed_cluster,
     "azure-native:managedidentity:UserAssignedIdentity": _user_assigned_identity,
     "azure-native:storage:StorageAccount": _storage_account,
+    "azure-native:dashboard:Grafana": _grafana,
 }
 
 
@@ -128,6 +149,9 @@ _INVOKES: Final[dict[str, Callable[[MockCallArgs], dict[str, Any]]]] = {
         "objectId": placeholder("object id of the deploying principal"),
         "subscriptionId": placeholder("subscription id"),
         "tenantId": placeholder("tenant id"),
+    },
+    "azure-native:authorization:getClientToken": lambda _args: {
+        "token": placeholder("Entra ID token of the deploying principal"),
     },
 }
 

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from aksray.graph import CriticalPath, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
+from aksray.monitoring import monitoring, monitoring_lines
 from aksray.objects import flavor_entries, kai_amount, parent_queue
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import (
@@ -184,6 +185,7 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
             "installedByStack": reg.installed_kueue and reg.installed_kai,
         },
         "criticalPath": path.to_json(),
+        "monitoring": monitoring(plan),
     }
 
 
@@ -229,6 +231,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
         workloads_table(data["workloads"]),
         critical_path_lines(data["criticalPath"]),
+        monitoring_lines(data["monitoring"]),
     )
     lines: list[str] = []
     for part in parts:

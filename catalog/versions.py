@@ -99,6 +99,8 @@ CHARTS: Final = (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
 # Which release installs the CRDs of an API group: a custom resource must wait for it.
 CRD_GROUP_CHARTS: Final[dict[str, HelmChart]] = {
     "nvidia.com": GPU_OPERATOR,
+    "resource.nvidia.com": GPU_OPERATOR,
+    "nfd.k8s-sigs.io": GPU_OPERATOR,  # its bundled Node Feature Discovery chart
     "ray.io": KUBERAY_OPERATOR,
     "kueue.x-k8s.io": KUEUE,
     "scheduling.run.ai": KAI_SCHEDULER,
@@ -149,3 +151,10 @@ KUEUE_API_VERSION: Final = "kueue.x-k8s.io/v1beta2"
 KUEUE_CONFIG_API_VERSION: Final = "config.kueue.x-k8s.io/v1beta2"
 KAI_API_VERSION: Final = "scheduling.run.ai/v2"
 RAY_API_VERSION: Final = "ray.io/v1"
+
+# Scrape objects (manifests/scrape.py): AKS's managed Prometheus agent reads only its own
+# group; a cluster's own Prometheus Operator reads the upstream one.
+AZURE_MONITOR_SCRAPE_API_VERSION: Final = "azmonitoring.coreos.com/v1"
+PROMETHEUS_OPERATOR_API_VERSION: Final = "monitoring.coreos.com/v1"
+# Azure Managed Grafana's Grafana major version (Microsoft.Dashboard/grafana 2024-10-01).
+GRAFANA_MAJOR_VERSION: Final = "11"

@@ -34,6 +34,7 @@ from manifests.aks import (
     system_pool_profile,
 )
 from manifests.identity import role_definition_id
+from manifests.monitoring import azure_monitor_profile
 from settings.model import ClusterSettings, DeployerPrincipalType, MaintenanceWindow
 
 
@@ -42,6 +43,7 @@ class AksCluster(pulumi.ComponentResource):
 
     provider: k8s.Provider
     cluster_name: pulumi.Output[str]
+    cluster_id: pulumi.Output[str] | None  # the ManagedCluster's resource id; None if existing
     resource_group_name: pulumi.Output[str] | None
     oidc_issuer_url: pulumi.Output[str] | None
     node_resource_group: pulumi.Output[str] | None
@@ -60,11 +62,14 @@ class AksCluster(pulumi.ComponentResource):
         *,
         location: str,
         stack: str,
+        metrics_addon: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """`metrics_addon`: the cluster runs Azure Monitor's metrics add-on (observability)."""
         super().__init__("aksray:platform:AksCluster", name, None, opts)
         self.pools = {}
         self.maintenance = {}
+        self.metrics_addon = metrics_addon
         if settings.mode == "existing":
             self._reach_existing_cluster(name, settings)
         else:
@@ -74,6 +79,7 @@ class AksCluster(pulumi.ComponentResource):
         """No Azure resource and no Azure call: the cluster is reached by kube context only."""
         render_to = settings.render_yaml_to or None
         self.resource_group_name = None
+        self.cluster_id = None
         self.oidc_issuer_url = None
         self.node_resource_group = None
         self.kubeconfig = None
@@ -111,6 +117,7 @@ class AksCluster(pulumi.ComponentResource):
             self.ready.append(self._deployer_admin(name, settings.deployer_principal_type, cluster))
         self.kubeconfig = self._user_kubeconfig(group, cluster)
         self.resource_group_name = group.name
+        self.cluster_id = cluster.id
         self.cluster_name = cluster.name
         self.oidc_issuer_url = cluster.oidc_issuer_profile.apply(
             lambda profile: profile.issuer_url if profile else ""
@@ -154,6 +161,7 @@ class AksCluster(pulumi.ComponentResource):
                     settings.kubernetes_version,
                 ),
                 local_accounts=settings.local_accounts,
+                azure_monitor_profile=azure_monitor_profile() if self.metrics_addon else None,
             ),
             # After creation the pool list is AKS's (manifests/aks.py); the system pool changes
             # through `az aks nodepool`.

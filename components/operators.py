@@ -93,18 +93,18 @@ class ClusterOperators(pulumi.ComponentResource):
         self.gpu_operator = self._release(
             name,
             GPU_OPERATOR,
-            gpu_operator_values(driver, metrics=operators.metrics),
+            gpu_operator_values(driver),
             provider,
         )
-        self.kuberay = self._release(
-            name, KUBERAY_OPERATOR, kuberay_operator_values(metrics=operators.metrics), provider
-        )
+        self.kuberay = self._release(name, KUBERAY_OPERATOR, kuberay_operator_values(), provider)
         # Kueue after KubeRay: its RayJob and RayService integrations then find the Ray CRDs when
         # Kueue starts, so "Kueue ready" also means "Kueue manages RayJobs and RayServices".
         self.kueue = self._release(
             name,
             KUEUE,
-            kueue_values(metrics=operators.metrics, pods_ready=settings.scheduling.pods_ready),
+            kueue_values(
+                metrics=settings.observability.enabled, pods_ready=settings.scheduling.pods_ready
+            ),
             provider,
             depends_on=[self.kuberay],
         )

@@ -7,6 +7,7 @@ import pulumi
 from catalog.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
 from components.cluster import AksCluster
 from components.namespaces import TeamNamespaces
+from components.observability import Observability
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
 from components.storage import BlobStorage
@@ -21,6 +22,7 @@ class Platform(pulumi.ComponentResource):
     operators: ClusterOperators
     queues: SchedulingQueues
     workloads: RayWorkloads
+    observability: Observability | None  # None when observability.enabled is false
 
     def __init__(
         self,
@@ -37,6 +39,7 @@ class Platform(pulumi.ComponentResource):
             settings.cluster,
             location=settings.location,
             stack=settings.stack,
+            metrics_addon=settings.observability.enabled and settings.cluster.mode == "aks",
             opts=pulumi.ResourceOptions(parent=self),
         )
         creates_storage = settings.storage.enabled and not settings.storage.existing_account
@@ -91,6 +94,21 @@ class Platform(pulumi.ComponentResource):
                 if r is not None
             ],
             opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.observability = (
+            Observability(
+                f"{name}-observability",
+                settings,
+                cluster=self.cluster,
+                # The targets' namespaces: the releases' and the teams'.
+                ready=[
+                    *self.operators.namespaces.values(),
+                    *self.namespaces.namespaces.values(),
+                ],
+                opts=pulumi.ResourceOptions(parent=self),
+            )
+            if settings.observability.enabled
+            else None
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})
 

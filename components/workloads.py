@@ -22,7 +22,7 @@ import pulumi_kubernetes as k8s
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
-from manifests.network import workload_network_policy
+from manifests.network import metrics_scraper, workload_network_policy
 from manifests.ray import (
     hf_token_secret,
     payload_config_map,
@@ -104,7 +104,12 @@ class RayWorkloads(pulumi.ComponentResource):
             # In force before the head listens, removed only after the Ray object is gone.
             self.network_policies[spec.name] = create_object(
                 f"{name}-{spec.name}-network",
-                workload_network_policy(spec, team, kuberay_installed=settings.operators.install),
+                workload_network_policy(
+                    spec,
+                    team,
+                    kuberay_installed=settings.operators.install,
+                    metrics_scraper=metrics_scraper(settings),
+                ),
                 self._options(depends_on=[namespaces.namespaces[team.name]]),
             )
             after: list[pulumi.Resource] = [

@@ -111,10 +111,16 @@ def managed_cluster_args(
     kubernetes_version: str,
     system_pool: dict[str, Any],
     local_accounts: bool,
+    azure_monitor_profile: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The ManagedCluster itself (without `resource_group_name`, which is an Output)."""
+    """The ManagedCluster itself (without `resource_group_name`, which is an Output).
+
+    `azure_monitor_profile`: the metrics add-on (managed Prometheus, manifests/monitoring.py),
+    or None for none.
+    """
     names = aks_names(stack)
-    return {
+    extra = {"azure_monitor_profile": azure_monitor_profile} if azure_monitor_profile else {}
+    return extra | {
         "resource_name_": names.cluster,
         "location": location,
         "dns_prefix": names.dns_prefix,

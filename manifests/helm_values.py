@@ -78,6 +78,11 @@ PODS_READY_RECOVERY_TIMEOUT: Final = "0s"
 # Requeue backoff: Kueue's base (60 s, doubling per requeue); at most 30 minutes.
 REQUEUE_BACKOFF_BASE_SECONDS: Final = 60
 REQUEUE_BACKOFF_MAX_SECONDS: Final = 1800
+# The charts' own Prometheus Operator objects stay off whatever the stack says: a cluster this
+# stack creates has no monitoring.coreos.com CRD (catalog/chart_objects.py), and AKS's managed
+# Prometheus never reads them. The stack's own scrape objects replace them
+# (manifests/scrape.py).
+CHART_SERVICE_MONITOR: Final = {"serviceMonitor": {"enabled": False}}
 
 
 def operator_node_selector() -> dict[str, str]:
@@ -92,7 +97,7 @@ def gpu_node_tolerations() -> list[dict[str, str]]:
     return [gpu, *tolerations_for([SPOT_TAINT])]
 
 
-def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
+def gpu_operator_values(gpu_driver: str) -> dict[str, Any]:
     """NVIDIA GPU Operator: who installs the driver decides three values that go together.
 
     `operator`: the operator's driver and container toolkit run on every GPU node (pools are
@@ -112,7 +117,8 @@ def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
         "toolkit": {"enabled": by_operator},
         # The operand DaemonSets (device plugin, GFD, DCGM exporter, validator, ...).
         "daemonsets": {"tolerations": gpu_node_tolerations()},
-        "dcgmExporter": {"serviceMonitor": {"enabled": metrics}},
+        # The chart's default turns the operator's DCGM ServiceMonitor on.
+        "dcgmExporter": CHART_SERVICE_MONITOR,
         # The bundled Node Feature Discovery chart: its worker labels the GPU nodes, so it
         # tolerates them; master and garbage collector are controllers.
         "node-feature-discovery": {
@@ -123,7 +129,7 @@ def gpu_operator_values(gpu_driver: str, *, metrics: bool) -> dict[str, Any]:
     }
 
 
-def kuberay_operator_values(*, metrics: bool) -> dict[str, Any]:
+def kuberay_operator_values() -> dict[str, Any]:
     """KubeRay: every Ray pod is scheduled by KAI.
 
     Only `batchScheduler.name` is set; the deprecated `batchScheduler.enabled` (which means
@@ -136,7 +142,7 @@ def kuberay_operator_values(*, metrics: bool) -> dict[str, Any]:
         },
         "nodeSelector": operator_node_selector(),
         "batchScheduler": {"name": KAI_SCHEDULER_NAME},
-        "metrics": {"serviceMonitor": {"enabled": metrics}},
+        "metrics": CHART_SERVICE_MONITOR,
     }
 
 
@@ -168,6 +174,10 @@ def kueue_pods_ready(pods_ready: PodsReady) -> dict[str, Any]:
 
 def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
     """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2).
+
+    `metrics`: Kueue also reports each ClusterQueue's quota use per flavor and resource
+    (`kueue_cluster_queue_resource_usage` and friends), what the Queues dashboard shows; on with
+    observability.
 
     The chart's default configuration at v0.19.2, with our integrations,
     `manageJobsWithoutQueueName: false` written out (Kueue manages only the jobs that carry the
@@ -205,8 +215,8 @@ def kueue_values(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
     """Kueue: the controller manager (which also serves the webhooks) on the CPU pool."""
     config = kueue_manager_config(metrics=metrics, pods_ready=pods_ready)
     return {
-        # A ServiceMonitor (monitoring.coreos.com/v1): needs the Prometheus Operator's CRDs.
-        "enablePrometheus": metrics,
+        # The chart's ServiceMonitor (monitoring.coreos.com/v1) stays off, as above.
+        "enablePrometheus": False,
         "controllerManager": {
             "manager": {
                 "image": {

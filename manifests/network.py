@@ -9,7 +9,10 @@ Ray's token (manifests/ray_pods.py `RAY_AUTH_OPTIONS`), each workload's pods adm
 - the KubeRay operator, on the dashboard (HTTPMode job submission and status, Serve config) and,
   for the endpoint, on Serve's port (KubeRay checks the head's Serve proxy there). Kueue and KAI
   never call a Ray pod: they work on the Kubernetes objects;
-- for the endpoint, Serve's port from the pods of the team's own namespace.
+- for the endpoint, Serve's port from the pods of the team's own namespace;
+- with observability on, Ray's metrics port from the scraper: AKS's metrics add-on (its
+  `ama-metrics` pods in kube-system) or, on an existing cluster, its Prometheus (any namespace:
+  where the cluster runs it is not the stack's to know; the port serves read-only metrics).
 
 Ingress only: the payloads need Blob, Hugging Face, PyPI (runtime_env) and DNS. `kubectl
 port-forward` is not pod-network traffic: the kubelet and the container runtime connect to the
@@ -25,12 +28,27 @@ from typing import Any, Final
 
 from catalog.versions import KUBERAY_OPERATOR
 from manifests.namespaces import MANAGED_BY
-from manifests.ray_pods import DASHBOARD_PORT, SERVE_PORT, TEAM_LABEL, WORKLOAD_LABEL, Team
+from manifests.ray_pods import (
+    DASHBOARD_PORT,
+    METRICS_PORT,
+    SERVE_PORT,
+    TEAM_LABEL,
+    WORKLOAD_LABEL,
+    Team,
+)
+from settings.model import Settings
 from workloads.spec import WorkloadSpec
 
 # The chart's operator pods: `app.kubernetes.io/name` is its `nameOverride` (values.yaml).
 KUBERAY_OPERATOR_POD_LABELS: Final = {"app.kubernetes.io/name": "kuberay-operator"}
 NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"  # set by the apiserver
+# AKS's metrics add-on: the replica set that reads PodMonitors runs in kube-system with this label.
+METRICS_AGENT_PEER: Final = {
+    "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: "kube-system"}},
+    "podSelector": {"matchLabels": {"rsName": "ama-metrics"}},
+}
+# A cluster's own Prometheus, wherever it runs.
+ANY_SCRAPER_PEER: Final[dict[str, Any]] = {"namespaceSelector": {}, "podSelector": {}}
 
 
 def _tcp(*ports: int) -> list[dict[str, Any]]:
@@ -49,8 +67,13 @@ def kuberay_operator_peer(*, installed: bool) -> dict[str, Any]:
 
 
 def workload_network_policy(
-    spec: WorkloadSpec, team: Team, *, kuberay_installed: bool
+    spec: WorkloadSpec,
+    team: Team,
+    *,
+    kuberay_installed: bool,
+    metrics_scraper: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """`metrics_scraper`: the peer that scrapes Ray's metrics port (None: no one does)."""
     own = {"matchLabels": {WORKLOAD_LABEL: spec.name}}
     serves = spec.kind == "RayService"
     operator_ports = (DASHBOARD_PORT, SERVE_PORT) if serves else (DASHBOARD_PORT,)
@@ -63,6 +86,8 @@ def workload_network_policy(
     ]
     if serves:
         ingress.append({"from": [{"podSelector": {}}], "ports": _tcp(SERVE_PORT)})
+    if metrics_scraper is not None:
+        ingress.append({"from": [dict(metrics_scraper)], "ports": _tcp(METRICS_PORT)})
     return {
         "apiVersion": "networking.k8s.io/v1",
         "kind": "NetworkPolicy",
@@ -73,3 +98,13 @@ def workload_network_policy(
         },
         "spec": {"podSelector": own, "policyTypes": ["Ingress"], "ingress": ingress},
     }
+
+
+def metrics_scraper(settings: Settings) -> dict[str, Any] | None:
+    """Who scrapes the Ray pods' metrics under the stack's observability settings."""
+    observability = settings.observability
+    if not observability.enabled:
+        return None
+    if settings.cluster.mode == "aks":
+        return METRICS_AGENT_PEER
+    return ANY_SCRAPER_PEER if observability.prometheus_operator else None

@@ -218,6 +218,9 @@ def llm_config(*, lora_adapter: bool, storage_account: str | None) -> dict[str, 
         # One replica on the one GPU worker: the gang Kueue admitted, nothing to autoscale.
         "deployment_config": {"num_replicas": 1},
         "engine_kwargs": engine_kwargs,
+        # vLLM's request metrics (time to first token, tokens, queue) through Ray's metrics
+        # agent, as ray_vllm_*: what the Endpoint dashboard reads (docs/monitoring.md).
+        "log_engine_metrics": True,
     }
     if lora_adapter:
         if not storage_account:

@@ -48,6 +48,13 @@ DASHBOARD_PORT: Final = 8265
 # container, and signs its own dashboard calls with it. Ray then refuses every dashboard, Jobs
 # API, GCS and client request without the token; Serve's HTTP traffic is the application's.
 RAY_AUTH_OPTIONS: Final = {"mode": "token"}
+# Where each Ray node's metrics agent serves Prometheus metrics (Ray's own, Serve's and vLLM's
+# through Ray): set on every node and declared as the container port the scrape objects name
+# (manifests/scrape.py).
+METRICS_PORT_NAME: Final = "metrics"
+METRICS_PORT: Final = 8080
+_METRICS_PORTS: Final = ((METRICS_PORT_NAME, METRICS_PORT),)
+_METRICS_START_PARAMS: Final = {"metrics-export-port": str(METRICS_PORT)}
 
 _HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", DASHBOARD_PORT), ("client", 10001))
 # The head runs on the CPU pool: the `cpu` flavor's own node labels (catalog/pools.py).
@@ -289,16 +296,22 @@ def ray_cluster_spec(
         "headGroupSpec": {
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
             # the workers.
-            "rayStartParams": {"num-cpus": "0", "dashboard-host": "0.0.0.0"},  # noqa: S104
+            "rayStartParams": {
+                "num-cpus": "0",
+                "dashboard-host": "0.0.0.0",  # noqa: S104
+                **_METRICS_START_PARAMS,
+            },
             "template": template(
                 HEAD_CONTAINER,
                 spec.head,
-                (*_HEAD_PORTS, *serve_ports),
+                (*_HEAD_PORTS, *_METRICS_PORTS, *serve_ports),
                 node_selector=HEAD_NODE_SELECTOR,
             ),
         },
         "workerGroupSpecs": [
-            _worker_group_spec(group, template(WORKER_CONTAINER, group.pod, serve_ports))
+            _worker_group_spec(
+                group, template(WORKER_CONTAINER, group.pod, (*_METRICS_PORTS, *serve_ports))
+            )
             for group in worker_groups(spec, workload)
         ],
     }
@@ -312,6 +325,6 @@ def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str
         "minReplicas": group.replicas,
         "maxReplicas": group.replicas,
         "numOfHosts": 1,
-        "rayStartParams": {},
+        "rayStartParams": dict(_METRICS_START_PARAMS),
         "template": template,
     }

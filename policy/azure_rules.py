@@ -9,7 +9,9 @@ from typing import Any
 from resource_inputs import (
     AGENT_POOL,
     BLOB_SERVICE,
+    GRAFANA,
     MANAGED_CLUSTER,
+    MONITOR_WORKSPACE,
     ROLE_ASSIGNMENT,
     STORAGE_ACCOUNT,
     Resource,
@@ -36,6 +38,36 @@ _STORAGE_ACCOUNT_SCOPE = re.compile(
     r"storageAccounts/[^/]+$",
     re.IGNORECASE,
 )
+
+
+def _one(provider_type: str) -> re.Pattern[str]:
+    return re.compile(
+        rf"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/{re.escape(provider_type)}/[^/]+$",
+        re.IGNORECASE,
+    )
+
+
+# Roles allowed on one resource of the stack only, other than a storage account's data role:
+# role -> (the resource type, its ARM id pattern, how a message names it).
+SCOPED_ROLES = {
+    AKS_RBAC_CLUSTER_ADMIN: (
+        MANAGED_CLUSTER,
+        _MANAGED_CLUSTER_SCOPE,
+        "the stack's own AKS cluster",
+    ),
+    # Monitoring Data Reader: Managed Grafana reads the workspace's metrics.
+    "b0d8363b-8ddd-447d-831f-62ca05bff136": (
+        MONITOR_WORKSPACE,
+        _one("Microsoft.Monitor/accounts"),
+        "the stack's Azure Monitor workspace",
+    ),
+    # Grafana Editor: the deployer provisions the dashboards.
+    "a79a5197-3a5c-4973-a920-486035ffd60f": (
+        GRAFANA,
+        _one("Microsoft.Dashboard/grafana"),
+        "the stack's Managed Grafana",
+    ),
+}
 
 
 # ---- storage ---------------------------------------------------------------------------------
@@ -180,15 +212,17 @@ def _scoped_to(assignment: StackResource, resource_type: str, arm_scope: re.Patt
 def role_assignments_scoped_to_a_storage_account(
     resources: Sequence[StackResource],
 ) -> list[tuple[str, str]]:
-    """Data roles on one storage account; the one exception is the deploying identity's
+    """Data roles on one storage account; the exceptions are the deploying identity's
     Kubernetes RBAC admin role on this stack's own cluster (Entra ID with Azure RBAC and no
-    local accounts leaves no other way for `pulumi up` to reach the Kubernetes API)."""
+    local accounts leaves no other way for `pulumi up` to reach the Kubernetes API), and the
+    monitoring roles on the stack's own workspace and Grafana (SCOPED_ROLES)."""
     violations = []
     for assignment in (r for r in resources if r.resource_type == ROLE_ASSIGNMENT):
-        if _role_guid(assignment.props) == AKS_RBAC_CLUSTER_ADMIN:
-            if _scoped_to(assignment, MANAGED_CLUSTER, _MANAGED_CLUSTER_SCOPE):
+        scoped = SCOPED_ROLES.get(_role_guid(assignment.props))
+        if scoped is not None:
+            resource_type, pattern, what = scoped
+            if _scoped_to(assignment, resource_type, pattern):
                 continue
-            what = "the stack's own AKS cluster"
         elif _scoped_to(assignment, STORAGE_ACCOUNT, _STORAGE_ACCOUNT_SCOPE):
             continue
         else:

@@ -118,7 +118,8 @@ POLICIES: list[Policy] = [
     _stack_policy(
         "role-assignments-scoped-to-storage",
         "Identity: data roles scoped to one storage account, the deployer's AKS RBAC admin "
-        "role to the stack's own cluster; never wider.",
+        "role to the stack's own cluster, the monitoring roles to the stack's own workspace "
+        "and Grafana; never wider.",
         role_assignments_scoped_to_a_storage_account,
     ),
     _stack_policy(

@@ -77,8 +77,13 @@ DEFAULT_RUN: Final = ""  # no run yet: an enabled RayJob is staged
 
 # operators
 DEFAULT_OPERATORS_INSTALL: Final = True
-DEFAULT_METRICS: Final = False
 DEFAULT_GPU_SHARING: Final = False
+# observability: off unless a stack asks (it is Azure spend; prod turns it on). When on, an aks
+# stack gets Managed Grafana with it.
+DEFAULT_OBSERVABILITY_ENABLED: Final = False
+DEFAULT_GRAFANA: Final = True
+DEFAULT_PROMETHEUS_OPERATOR: Final = False
+
 # What an existing cluster's KAI scheduler runs: not declared, so the planner warns that the
 # stack cannot see or turn off its eviction actions.
 DEFAULT_KAI_ACTIONS: Final[tuple[str, ...] | None] = None

@@ -33,7 +33,9 @@ IGNORED_PROVIDER_SETTINGS: Final = {
     "cluster.renderYamlTo",
 }
 # Keys whose value is a map or list in the stack file: Pulumi hands them over as JSON text.
-_STRUCTURED_KEYS: Final = frozenset({"cluster", "storage", "scheduling", "workloads", "operators"})
+_STRUCTURED_KEYS: Final = frozenset(
+    {"cluster", "storage", "scheduling", "workloads", "operators", "observability"}
+)
 
 
 class StackSettingsError(SettingsError, pulumi.RunError):

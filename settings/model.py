@@ -237,7 +237,6 @@ class WorkloadSettings:
 
 @dataclass(frozen=True)
 class OperatorSettings:
-    metrics: bool  # Prometheus metrics endpoints of Kueue and friends
     gpu_sharing: bool  # KAI fractional GPU sharing
     # Install the GPU Operator, KubeRay, Kueue and KAI. False: the cluster already runs them
     # (an existing cluster), or nothing can be installed (rendering YAML offline).
@@ -245,6 +244,19 @@ class OperatorSettings:
     # With install False: the actions the cluster's own KAI scheduler runs, as the stack file
     # declares them (catalog/kai.py names); None: not declared (the planner warns).
     kai_actions: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class ObservabilitySettings:
+    """Metrics and dashboards (docs/monitoring.md)."""
+
+    # aks: Azure Monitor workspace, managed Prometheus and scrape objects the metrics add-on
+    # reads; existing: the same scrape objects for the cluster's own Prometheus Operator.
+    enabled: bool
+    # aks only: Azure Managed Grafana on the workspace, with the stack's dashboards.
+    grafana: bool
+    # existing only: the cluster runs the Prometheus Operator (monitoring.coreos.com CRDs).
+    prometheus_operator: bool
 
 
 @dataclass(frozen=True)
@@ -257,6 +269,7 @@ class Settings:
     scheduling: SchedulingSettings
     workloads: tuple[WorkloadSettings, ...]
     operators: OperatorSettings
+    observability: ObservabilitySettings
     # The Hugging Face token is not data of the model: settings/load.py hands it to the program
     # as a Pulumi secret (`huggingface_token()`), once the settings have validated it.
 

@@ -8,7 +8,6 @@ from catalog.kai import KAI_ACTIONS, PLACING_ACTION
 from settings.defaults import (
     DEFAULT_GPU_SHARING,
     DEFAULT_KAI_ACTIONS,
-    DEFAULT_METRICS,
     DEFAULT_OPERATORS_INSTALL,
 )
 from settings.errors import Problem
@@ -32,8 +31,16 @@ def parse_operators(
             "must be false when cluster.renderYamlTo is set: Helm releases cannot be rendered "
             "to YAML; set `operators: {install: false}` (the cluster must run the operators)",
         )
+    if section.has("metrics"):
+        # Kept among the known keys so that a stack which still sets it learns where it went.
+        section.problem(
+            join(section.path, "metrics"),
+            "moved to observability.enabled: the charts' own ServiceMonitors "
+            "(monitoring.coreos.com) have no CRD on a cluster this stack creates, and AKS's "
+            "managed Prometheus never reads them; remove operators.metrics and set "
+            "observability.enabled: true (docs/monitoring.md)",
+        )
     return OperatorSettings(
-        metrics=section.boolean("metrics", DEFAULT_METRICS),
         gpu_sharing=section.boolean("gpuSharing", DEFAULT_GPU_SHARING),
         install=install,
         kai_actions=_kai_actions(section, install=install),

@@ -17,6 +17,7 @@ from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
 from settings.errors import Problem, SettingsError
 from settings.model import ClusterSettings, Settings, StorageSettings
+from settings.observability import OBSERVABILITY_KEYS, parse_observability
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
@@ -30,6 +31,7 @@ TOP_LEVEL_KEYS: Final = (
     "scheduling",
     "workloads",
     "operators",
+    "observability",
     "huggingfaceToken",
 )
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
@@ -62,6 +64,9 @@ def parse_settings(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
     )
     operators = parse_operators(top.mapping("operators", OPERATOR_KEYS), problems, cluster)
+    observability = parse_observability(
+        top.mapping("observability", OBSERVABILITY_KEYS), problems, cluster
+    )
     _check_token(top, raw, secret_keys)
     if problems:
         raise SettingsError(problems)
@@ -74,6 +79,7 @@ def parse_settings(
         scheduling=scheduling,
         workloads=workloads,
         operators=operators,
+        observability=observability,
     )
 
 

@@ -194,8 +194,8 @@ def test_every_value_we_set_exists_in_the_upstream_chart(stack: str, name: str) 
 @pytest.mark.parametrize("driver", ["operator", "aks"])
 @pytest.mark.parametrize("switch", [False, True])
 def test_every_builder_variant_sets_only_upstream_keys(driver: str, switch: bool) -> None:
-    assert unknown_value_paths("gpu-operator", gpu_operator_values(driver, metrics=switch)) == []
-    assert unknown_value_paths("kuberay-operator", kuberay_operator_values(metrics=switch)) == []
+    assert unknown_value_paths("gpu-operator", gpu_operator_values(driver)) == []
+    assert unknown_value_paths("kuberay-operator", kuberay_operator_values()) == []
     pods_ready = planned("dev").settings.scheduling.pods_ready
     assert unknown_value_paths("kueue", kueue_values(metrics=switch, pods_ready=pods_ready)) == []
     kai = kai_scheduler_values(driver, gpu_sharing=switch)
@@ -256,14 +256,14 @@ def test_aks_managed_driver_sets_all_three_values_together(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("driver", ["operator", "aks"])
 def test_kai_and_the_gpu_operator_agree_on_the_runtime_class(driver: str) -> None:
-    gpu = gpu_operator_values(driver, metrics=False)
+    gpu = gpu_operator_values(driver)
     kai = kai_scheduler_values(driver, gpu_sharing=True)
     assert kai["admission"]["gpuFractionRuntimeClassName"] == gpu["operator"]["runtimeClass"]
 
 
 def test_unknown_driver_mode_is_refused() -> None:
     with pytest.raises(ValueError, match="gpu_driver"):
-        gpu_operator_values("none", metrics=False)
+        gpu_operator_values("none")
 
 
 def test_gpu_operator_namespace_admits_privileged_pods() -> None:
@@ -332,15 +332,20 @@ def test_keys_we_add_to_the_kueue_config_are_spelt_as_upstream_documents_them() 
     assert re.search(r"#\s*enableClusterQueueResources:", text)
 
 
-@pytest.mark.parametrize(("stack", "metrics"), [("dev", False), ("prod", True)])
-def test_metrics_follow_the_stack(stack: str, metrics: bool) -> None:
+@pytest.mark.parametrize(("stack", "observed"), [("dev", False), ("prod", True)])
+def test_kueue_reports_quota_use_when_observed_and_no_chart_service_monitor(
+    stack: str, observed: bool
+) -> None:
+    """The Queues dashboard reads Kueue's per-ClusterQueue resource gauges; the charts' own
+    monitoring.coreos.com ServiceMonitors stay off in every stack (no CRD for them)."""
     result = planned(stack)
-    assert result.settings.operators.metrics is metrics
-    assert values(result, "aksray-operators-kueue")["enablePrometheus"] is metrics
+    assert result.settings.observability.enabled is observed
+    assert kueue_config(result)["metrics"].get("enableClusterQueueResources", False) is observed
+    assert values(result, "aksray-operators-kueue")["enablePrometheus"] is False
     kuberay = values(result, "aksray-operators-kuberay-operator")
-    assert kuberay["metrics"] == {"serviceMonitor": {"enabled": metrics}}
+    assert kuberay["metrics"] == {"serviceMonitor": {"enabled": False}}
     gpu = values(result, "aksray-operators-gpu-operator")
-    assert gpu["dcgmExporter"] == {"serviceMonitor": {"enabled": metrics}}
+    assert gpu["dcgmExporter"] == {"serviceMonitor": {"enabled": False}}
 
 
 def test_kai_installs_its_priority_classes_and_no_catch_all_queue() -> None:

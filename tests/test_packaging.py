@@ -189,6 +189,7 @@ def test_pulumi_finds_the_provider_plugins_in_the_venv() -> None:
         "azure-native": locked["pulumi-azure-native"],
         "kubernetes": locked["pulumi-kubernetes"],
         "random": locked["pulumi-random"],
+        "grafana": locked["pulumiverse-grafana"],
     }
 
 

@@ -7,6 +7,7 @@ or client port (10001), and it would run as the team's workload identity with Bl
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -15,10 +16,16 @@ import yaml
 
 from aksray.runner import RecordedResource, RunResult
 from catalog.versions import RAY_VERSION
+from manifests.network import metrics_scraper
 from tests.support.harness import REFERENCE, one, planned, transitive_dependencies
 
 RAY_KINDS = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")
 POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
+# The metrics add-on's replica set, which reads the PodMonitors (kube-system, rsName label).
+AMA_METRICS = {
+    "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kube-system"}},
+    "podSelector": {"matchLabels": {"rsName": "ama-metrics"}},
+}
 KUBERAY = {
     "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "kuberay-system"}},
     "podSelector": {"matchLabels": {"app.kubernetes.io/name": "kuberay-operator"}},
@@ -115,9 +122,28 @@ def test_the_endpoint_also_admits_its_serve_port_from_its_teams_namespace() -> N
             },
             # callers in the team's own namespace; `kubectl port-forward` needs no rule
             {"from": [{"podSelector": {}}], "ports": [{"protocol": "TCP", "port": 8000}]},
+            # prod observes: AKS's metrics add-on scrapes Ray's metrics port
+            {"from": [AMA_METRICS], "ports": [{"protocol": "TCP", "port": 8080}]},
         ],
     }
     assert policy_for(result, ray).inputs["metadata"]["namespace"] == "llm-serving"
+
+
+def test_an_existing_clusters_prometheus_is_admitted_to_the_metrics_port_only_when_declared(
+    tmp_path: Path,
+) -> None:
+
+    local = planned("local").settings
+    assert metrics_scraper(local) is None  # the local stack does not observe
+    observed = dataclasses.replace(
+        local,
+        observability=dataclasses.replace(
+            local.observability, enabled=True, prometheus_operator=True
+        ),
+    )
+    assert metrics_scraper(observed) == {"namespaceSelector": {}, "podSelector": {}}
+    dev = planned("dev").settings
+    assert dev.observability.enabled is False and metrics_scraper(dev) is None
 
 
 def test_without_our_kuberay_release_its_operator_is_matched_in_any_namespace() -> None:

@@ -91,8 +91,10 @@ def _expected_defaults() -> dict[str, str]:
         "workloads.vllm-batch.loraAdapter": _yaml(d.DEFAULT_LORA_ADAPTER),
         "workloads.llm-serve.loraAdapter": _yaml(d.DEFAULT_LORA_ADAPTER),
         "operators.install": _yaml(d.DEFAULT_OPERATORS_INSTALL),
-        "operators.metrics": _yaml(d.DEFAULT_METRICS),
         "operators.gpuSharing": _yaml(d.DEFAULT_GPU_SHARING),
+        "observability.enabled": _yaml(d.DEFAULT_OBSERVABILITY_ENABLED),
+        "observability.grafana": _yaml(d.DEFAULT_GRAFANA),
+        "observability.prometheusOperator": _yaml(d.DEFAULT_PROMETHEUS_OPERATOR),
     }
 
 

@@ -69,6 +69,11 @@ def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
         'an admin must grant "Azure Kubernetes Service RBAC Cluster Admin" on cluster '
         "aks-aksray-prod to the ServicePrincipal that runs `pulumi up` (the stack creates no role "
         "assignment; commands in docs/aks.md)",
+        'an admin must grant "Monitoring Data Reader" on Azure Monitor workspace amw-prod to the '
+        "managed identity of Grafana amg-prod (its dashboards read the metrics with it; commands "
+        "in docs/aks.md)",
+        'an admin must grant "Grafana Editor" on Grafana amg-prod to the ServicePrincipal that '
+        "runs `pulumi up` (it provisions the dashboards; commands in docs/aks.md)",
         *(
             f'an admin must grant "Storage Blob Data Contributor" on the storage account to '
             f"identity id-aksray-prod-{team} (team {team}'s Ray pods reach Blob with it; "

@@ -25,6 +25,11 @@ Errors:
   PriorityClass;
 - Kueue integrations: a workload's kind is not among the frameworks Kueue's configuration
   enables;
+- CRDs first: a release value that makes a chart (or its operator) create an object of an API
+  whose CRD nothing in the stack installs (a Prometheus Operator ServiceMonitor on a new AKS
+  cluster), named by the setting behind the value; and any custom resource the stack itself
+  registers whose CRD nothing installs (a release, AKS's metrics add-on, a Prometheus Operator
+  the stack file declares);
 - endpoints never evicted: a RayService that something in its team outranks, or that may run
   on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running).
 
@@ -43,6 +48,7 @@ from typing import Final
 from aksray.checks.azure import check_role_assignments_left_to_an_admin
 from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_pool_capacity
 from aksray.checks.catalogues import check_catalogue_staleness
+from aksray.checks.crds import check_chart_objects_have_crds, check_objects_have_crds
 from aksray.checks.findings import Findings
 from aksray.checks.gangs import check_gang_admission
 from aksray.checks.kai import (
@@ -66,6 +72,8 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_kai_never_evicts,
     check_priority_classes,
     check_kueue_integrations,
+    check_chart_objects_have_crds,
+    check_objects_have_crds,
     check_services_never_evicted,
     check_idle_gpus,
     check_unused_quota,

@@ -8,6 +8,11 @@ from aksray.checks.findings import Findings
 from aksray.model import Plan
 from manifests.aks import AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME, aks_names
 from manifests.identity import STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME, team_identities
+from manifests.monitoring import (
+    GRAFANA_EDITOR_ROLE_NAME,
+    MONITORING_DATA_READER_ROLE_NAME,
+    monitoring_names,
+)
 
 CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
 
@@ -25,6 +30,7 @@ def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
             f"{aks_names(settings.stack).cluster} to the {cluster.deployer_principal_type} that "
             "runs `pulumi up` (the stack creates no role assignment; commands in docs/aks.md)",
         )
+    _grafana_grants(plan, out)
     storage = settings.storage
     if not storage.enabled or storage.existing_account:
         return  # no identities of the stack's own
@@ -35,4 +41,26 @@ def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
             f'an admin must grant "{STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME}" on the storage '
             f"account to identity {identity.identity_name} (team {identity.team}'s Ray pods "
             "reach Blob with it; commands in docs/aks.md)",
+        )
+
+
+def _grafana_grants(plan: Plan, out: Findings) -> None:
+    settings = plan.settings
+    observability = settings.observability
+    if not (observability.enabled and observability.grafana):
+        return
+    names = monitoring_names(settings.stack)
+    out.warning(
+        CREATE_ROLE_ASSIGNMENTS,
+        f'an admin must grant "{MONITORING_DATA_READER_ROLE_NAME}" on Azure Monitor workspace '
+        f"{names.workspace} to the managed identity of Grafana {names.grafana} (its dashboards "
+        "read the metrics with it; commands in docs/aks.md)",
+    )
+    principal = settings.cluster.deployer_principal_type
+    if principal != "None":
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{GRAFANA_EDITOR_ROLE_NAME}" on Grafana {names.grafana} to the '
+            f"{principal} that runs `pulumi up` (it provisions the dashboards; commands in "
+            "docs/aks.md)",
         )
