@@ -93,15 +93,14 @@ def test_llamafactory_parses_the_training_config_without_extra_keys(
     import transformers.training_args
 
     monkeypatch.setattr(transformers.training_args, "is_torch_bf16_gpu_available", lambda: True)
-    monkeypatch.setenv("USE_RAY", "1")
     monkeypatch.delenv("ALLOW_EXTRA_ARGS", raising=False)
     model_args, data_args, training_args, finetuning_args, _generating = _parse_train_args(args)
     assert model_args.model_name_or_path == "Qwen/Qwen2.5-7B-Instruct"
     assert data_args.dataset == [qwen.DATASET_NAME] or data_args.dataset == qwen.DATASET_NAME
     assert finetuning_args.finetuning_type == "lora"
     assert finetuning_args.lora_rank == 16
-    assert training_args.ray_num_workers == 4
-    assert training_args.use_ray is True
+    # The payload starts the Ray workers itself (launch.py): LLaMA-Factory's launcher is off.
+    assert training_args.use_ray is False
     assert training_args.bf16 is True
     with pytest.raises((ValueError, SystemExit)):
         _parse_train_args({**args, "ray_workers": 4})  # a misspelt key is refused
@@ -169,6 +168,35 @@ def test_batch_processor_config_validates_with_ray_data_llm() -> None:
         assert config.dynamic_lora_loading_path == expected
     row = vllm.preprocess({"prompt": "x"}, adapter=ADAPTER_NAME, max_tokens=4, temperature=0)
     assert row["model"] == ADAPTER_NAME
+
+
+def test_the_vllm_engine_check_reserves_what_ray_datas_engine_stage_asks_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`engine_bundles` is the first engine replica of Ray Data's own vLLM stage: its actor
+    pool's minimum size times the GPUs of one replica."""
+    from ray.data.llm import build_processor, vLLMEngineProcessorConfig
+    from ray.llm._internal.batch.processor import vllm_engine_proc
+
+    class _NoTelemetry:
+        def push_telemetry_report(self, report: Any) -> None:
+            del report
+
+    # Building the processor starts Ray, fetches the tokenizer and reports telemetry: none of
+    # it here.
+    monkeypatch.setattr(vllm_engine_proc.ray, "init", lambda **_: None)
+    monkeypatch.setattr(vllm_engine_proc, "download_model_files", lambda **_: str(tmp_path))
+    monkeypatch.setattr(vllm_engine_proc, "get_or_create_telemetry_agent", _NoTelemetry)
+    for concurrency in ("1", "3"):
+        options = vllm.parse_args(["--run-id", "r", "--concurrency", concurrency])
+        config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
+        stage = build_processor(config).get_stage_by_name("vLLMEngineStage")
+        kwargs = stage.map_batches_kwargs
+        (bundle,) = vllm.engine_bundles(options)
+        assert kwargs["compute"].min_size == len(vllm.engine_bundles(options)) == 1
+        assert kwargs["compute"].max_size == options.concurrency
+        assert kwargs["num_gpus"] == bundle["GPU"] == 1
+        assert "num_cpus" not in kwargs and "CPU" not in bundle
 
 
 # --------------------------------------------------------------------------------------------
