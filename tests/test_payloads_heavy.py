@@ -243,6 +243,7 @@ def _tiny_aurora(options: aurora.Options) -> Any:
         use_lora=True,
         lora_mode=options.lora_mode,
         lora_steps=options.lora_steps,
+        autocast=True,  # as the job builds its model (train.build_model)
     )
 
 
@@ -277,3 +278,48 @@ def test_one_aurora_lora_step_trains_only_lora_and_writes_the_checkpoint() -> No
     assert set(weights) == {k for k in after if "lora" in k}
     metrics = json.loads(stored["aurora-finetune/r1/metrics.json"])
     assert metrics["options"]["run_id"] == "r1"
+
+
+def test_the_model_the_job_trains_has_autocast_and_activation_checkpointing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Aurora's fine-tuning guide: `autocast=True` and `configure_activation_checkpointing()`,
+    or the pretrained model's gradients do not fit on an 80 GB A100. The job's own model
+    factory (the small pretrained model, its checkpoint download skipped), one step."""
+    import inspect
+
+    import torch
+    from aurora import Aurora, AuroraSmallPretrained
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import CheckpointWrapper
+
+    from workloads.aurora_finetune import train
+
+    monkeypatch.setattr(AuroraSmallPretrained, "load_checkpoint", lambda self, strict=True: None)
+    trained: list[Any] = []
+
+    def job_model(options: aurora.Options) -> Any:
+        trained.append(train.build_model(options))
+        return trained[-1]
+
+    containers = {
+        "datasets": FakeContainer({"aurora/train/s0.npz": _sample_bytes()}),
+        "checkpoints": FakeContainer(),
+    }
+    options = aurora.parse_args(["--run-id", "r1", "--model", "small-pretrained", "--steps", "1"])
+    result = train.run(
+        options, account="acct", client=lambda a, c: containers[c], model_factory=job_model
+    )
+    ((model,),) = (trained,)
+    assert result["steps"] == 1 and result["first_loss"] > 0
+    assert (model.autocast, model.autocast_backbone) == (True, True)
+    checkpointed = {
+        type(module._checkpoint_wrapped_module).__name__
+        for module in model.modules()
+        if isinstance(module, CheckpointWrapper)
+    }
+    guide = inspect.signature(Aurora.configure_activation_checkpointing).parameters
+    assert checkpointed == set(guide["module_names"].default)
+    # The LoRA weights keep their plain names: they load into an unwrapped model.
+    stored = containers["checkpoints"].blobs["aurora-finetune/r1/lora.pt"]
+    weights = torch.load(io.BytesIO(stored), weights_only=True)
+    assert weights and all("lora" in k and "_checkpoint_wrapped" not in k for k in weights)
