@@ -140,8 +140,9 @@ rehearse-test: install rig engine
 	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py
 
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
-# Ray LLM's config models, one Aurora LoRA step on CPU), in their own virtualenv: installing it
-# takes about 8 minutes and 7 GB once (torch and friends); the tests take about 30 seconds.
+# Ray LLM's config models, one Aurora LoRA step on CPU, each payload's Ray launch on a Ray
+# cluster shaped like its RayJob), in their own virtualenv: installing it takes about 6-8
+# minutes and 7 GB once (torch and friends); the tests take about 3 minutes on 2 cores.
 PAYLOAD_PYTHON ?= $(or $(PYTHON),python3.11)
 PAYLOAD_VENV := .venv-payloads
 PAYLOAD_STAMP := $(PAYLOAD_VENV)/.installed
@@ -151,8 +152,14 @@ $(PAYLOAD_STAMP): workloads/requirements-test.txt
 	$(PAYLOAD_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r workloads/requirements-test.txt
 	touch $(PAYLOAD_STAMP)
 
+# A test still running after PAYLOAD_TEST_TIMEOUT seconds ends the run with every thread's
+# traceback: a hung Ray wait fails the run instead of blocking it.
+PAYLOAD_TEST_TIMEOUT ?= 400
+
 test-payloads: $(PAYLOAD_STAMP)
-	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload tests/test_payloads_heavy.py
+	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload \
+	  -o faulthandler_timeout=$(PAYLOAD_TEST_TIMEOUT) -o faulthandler_exit_on_timeout=true \
+	  tests/test_payloads_heavy.py tests/test_payloads_ray.py
 
 clean:
 	rm -rf $(VENV) $(PAYLOAD_VENV) $(CHOICE) $(UV_HOME) .pytest_cache .mypy_cache .ruff_cache out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.harness import REFERENCE
+from tests.support.reference import REFERENCE
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

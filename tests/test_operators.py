@@ -35,7 +35,6 @@ from manifests.helm_values import (
 from tests.support.chart_values import chart_defaults, unknown_value_paths
 from tests.support.crd_conformance import compile_crd, validate_with
 from tests.support.harness import (
-    REFERENCE,
     assert_rejected,
     mutated,
     one,
@@ -43,6 +42,7 @@ from tests.support.harness import (
     transitive_dependencies,
     write_stack,
 )
+from tests.support.reference import REFERENCE
 from workloads.catalog import WORKLOADS
 
 RELEASE = "kubernetes:helm.sh/v3:Release"

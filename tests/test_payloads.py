@@ -21,6 +21,7 @@ from tests.support.harness import planned
 from workloads.aurora_finetune import main as aurora
 from workloads.common import blob
 from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL
+from workloads.qwen_lora import launch
 from workloads.qwen_lora import main as qwen
 from workloads.vllm_batch import main as vllm
 
@@ -79,7 +80,7 @@ def test_every_entrypoint_parses_with_its_payload(stack: str) -> None:
     qwen_job = next(j for j in jobs if "qwen" in j.name)
     workers = qwen_job.inputs["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
     options = qwen.parse_args(shlex.split(qwen_job.inputs["spec"]["entrypoint"])[3:])
-    assert options.workers == workers == qwen.llamafactory_args(options)["ray_num_workers"]
+    assert options.workers == workers == len(launch.worker_bundles(options.workers))
 
 
 @pytest.mark.parametrize(
@@ -200,7 +201,7 @@ def test_llamafactory_config() -> None:
     args = qwen.llamafactory_args(options)
     assert args["model_name_or_path"] == BASE_MODEL
     assert (args["stage"], args["finetuning_type"], args["do_train"]) == ("sft", "lora", True)
-    assert args["ray_num_workers"] == 4
+    assert "ray_num_workers" not in args  # the payload starts the workers (launch.py)
     assert args["dataset"] == qwen.DATASET_NAME
     assert args["dataset_dir"] == "/tmp/aksray/qwen-lora/r1/data"
     assert args["output_dir"] == "/tmp/aksray/qwen-lora/r1/output"

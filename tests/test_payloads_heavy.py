@@ -93,15 +93,14 @@ def test_llamafactory_parses_the_training_config_without_extra_keys(
     import transformers.training_args
 
     monkeypatch.setattr(transformers.training_args, "is_torch_bf16_gpu_available", lambda: True)
-    monkeypatch.setenv("USE_RAY", "1")
     monkeypatch.delenv("ALLOW_EXTRA_ARGS", raising=False)
     model_args, data_args, training_args, finetuning_args, _generating = _parse_train_args(args)
     assert model_args.model_name_or_path == "Qwen/Qwen2.5-7B-Instruct"
     assert data_args.dataset == [qwen.DATASET_NAME] or data_args.dataset == qwen.DATASET_NAME
     assert finetuning_args.finetuning_type == "lora"
     assert finetuning_args.lora_rank == 16
-    assert training_args.ray_num_workers == 4
-    assert training_args.use_ray is True
+    # The payload starts the Ray workers itself (launch.py): LLaMA-Factory's launcher is off.
+    assert training_args.use_ray is False
     assert training_args.bf16 is True
     with pytest.raises((ValueError, SystemExit)):
         _parse_train_args({**args, "ray_workers": 4})  # a misspelt key is refused
@@ -171,6 +170,35 @@ def test_batch_processor_config_validates_with_ray_data_llm() -> None:
     assert row["model"] == ADAPTER_NAME
 
 
+def test_the_vllm_engine_check_reserves_what_ray_datas_engine_stage_asks_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`engine_bundles` is the first engine replica of Ray Data's own vLLM stage: its actor
+    pool's minimum size times the GPUs of one replica."""
+    from ray.data.llm import build_processor, vLLMEngineProcessorConfig
+    from ray.llm._internal.batch.processor import vllm_engine_proc
+
+    class _NoTelemetry:
+        def push_telemetry_report(self, report: Any) -> None:
+            del report
+
+    # Building the processor starts Ray, fetches the tokenizer and reports telemetry: none of
+    # it here.
+    monkeypatch.setattr(vllm_engine_proc.ray, "init", lambda **_: None)
+    monkeypatch.setattr(vllm_engine_proc, "download_model_files", lambda **_: str(tmp_path))
+    monkeypatch.setattr(vllm_engine_proc, "get_or_create_telemetry_agent", _NoTelemetry)
+    for concurrency in ("1", "3"):
+        options = vllm.parse_args(["--run-id", "r", "--concurrency", concurrency])
+        config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
+        stage = build_processor(config).get_stage_by_name("vLLMEngineStage")
+        kwargs = stage.map_batches_kwargs
+        (bundle,) = vllm.engine_bundles(options)
+        assert kwargs["compute"].min_size == len(vllm.engine_bundles(options)) == 1
+        assert kwargs["compute"].max_size == options.concurrency
+        assert kwargs["num_gpus"] == bundle["GPU"] == 1
+        assert "num_cpus" not in kwargs and "CPU" not in bundle
+
+
 # --------------------------------------------------------------------------------------------
 # Aurora: one LoRA step on a tiny random model, on CPU
 # --------------------------------------------------------------------------------------------
@@ -215,6 +243,7 @@ def _tiny_aurora(options: aurora.Options) -> Any:
         use_lora=True,
         lora_mode=options.lora_mode,
         lora_steps=options.lora_steps,
+        autocast=True,  # as the job builds its model (train.build_model)
     )
 
 
@@ -249,3 +278,48 @@ def test_one_aurora_lora_step_trains_only_lora_and_writes_the_checkpoint() -> No
     assert set(weights) == {k for k in after if "lora" in k}
     metrics = json.loads(stored["aurora-finetune/r1/metrics.json"])
     assert metrics["options"]["run_id"] == "r1"
+
+
+def test_the_model_the_job_trains_has_autocast_and_activation_checkpointing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Aurora's fine-tuning guide: `autocast=True` and `configure_activation_checkpointing()`,
+    or the pretrained model's gradients do not fit on an 80 GB A100. The job's own model
+    factory (the small pretrained model, its checkpoint download skipped), one step."""
+    import inspect
+
+    import torch
+    from aurora import Aurora, AuroraSmallPretrained
+    from torch.distributed.algorithms._checkpoint.checkpoint_wrapper import CheckpointWrapper
+
+    from workloads.aurora_finetune import train
+
+    monkeypatch.setattr(AuroraSmallPretrained, "load_checkpoint", lambda self, strict=True: None)
+    trained: list[Any] = []
+
+    def job_model(options: aurora.Options) -> Any:
+        trained.append(train.build_model(options))
+        return trained[-1]
+
+    containers = {
+        "datasets": FakeContainer({"aurora/train/s0.npz": _sample_bytes()}),
+        "checkpoints": FakeContainer(),
+    }
+    options = aurora.parse_args(["--run-id", "r1", "--model", "small-pretrained", "--steps", "1"])
+    result = train.run(
+        options, account="acct", client=lambda a, c: containers[c], model_factory=job_model
+    )
+    ((model,),) = (trained,)
+    assert result["steps"] == 1 and result["first_loss"] > 0
+    assert (model.autocast, model.autocast_backbone) == (True, True)
+    checkpointed = {
+        type(module._checkpoint_wrapped_module).__name__
+        for module in model.modules()
+        if isinstance(module, CheckpointWrapper)
+    }
+    guide = inspect.signature(Aurora.configure_activation_checkpointing).parameters
+    assert checkpointed == set(guide["module_names"].default)
+    # The LoRA weights keep their plain names: they load into an unwrapped model.
+    stored = containers["checkpoints"].blobs["aurora-finetune/r1/lora.pt"]
+    weights = torch.load(io.BytesIO(stored), weights_only=True)
+    assert weights and all("lora" in k and "_checkpoint_wrapped" not in k for k in weights)

@@ -59,7 +59,8 @@ from manifests.kueue import (
 from manifests.ray_pods import PodSet
 from settings.model import Settings, TeamSettings
 from settings.parse import parse_settings
-from tests.support.harness import REFERENCE, P, assert_rejected, mutated, one, planned
+from tests.support.harness import P, assert_rejected, mutated, one, planned
+from tests.support.reference import REFERENCE
 from workloads.catalog import WORKLOADS
 from workloads.spec import PodShape
 

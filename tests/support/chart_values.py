@@ -21,7 +21,7 @@ from typing import Any, Final
 
 import yaml
 
-from tests.support.harness import REFERENCE
+from tests.support.reference import REFERENCE
 
 # Keys whose value is a map of arbitrary names, whatever the chart's default holds.
 FREE_FORM_KEYS: Final = frozenset(

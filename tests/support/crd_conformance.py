@@ -52,7 +52,7 @@ from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, base_functions
 from jsonschema import ValidationError
 
-from tests.support.harness import REFERENCE
+from tests.support.reference import REFERENCE
 
 CRD_DIR: Final = REFERENCE / "crds"
 

@@ -1,7 +1,8 @@
 """Aurora LoRA fine-tune: the RayJob entrypoint (`python -m workloads.aurora_finetune.main`).
 
-The driver runs on the Ray head (no GPU) and starts one training task that needs one GPU, so
-Ray places it on the GPU worker. The task loads the pretrained Aurora checkpoint (Hugging Face
+The driver runs on the Ray head (no GPU). It reserves the GPU worker's GPU first (failing with
+what the cluster offers if it cannot within a few minutes), then starts one training task in
+that reservation. The task loads the pretrained Aurora checkpoint (Hugging Face
 `microsoft/aurora`, downloaded in the cluster), reads training samples from the `datasets`
 container, trains only the LoRA parameters, and writes the LoRA weights to `checkpoints`.
 
@@ -19,11 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from workloads.common import blob, cli_types
+from workloads.common.cluster import RESERVE_TIMEOUT_S, reserve
 from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER
 from workloads.common.options import build_parser, option, parse_options
 
@@ -62,6 +64,10 @@ def parse_args(argv: Sequence[str] | None = None) -> Options:
     return parse_options(Options, parser(), argv)
 
 
+# The training task's resources: the GPU worker pod offers 8 CPUs and 1 GPU (spec.py).
+TRAIN_BUNDLE = {"CPU": 4, "GPU": 1}
+
+
 def train_on_worker(options: dict[str, Any]) -> dict[str, Any]:
     """Runs inside the GPU task: everything heavy is imported here."""
     from workloads.aurora_finetune import train
@@ -69,13 +75,37 @@ def train_on_worker(options: dict[str, Any]) -> dict[str, Any]:
     return train.run(Options(**options), account=blob.storage_account())
 
 
+def launch(
+    options: Options,
+    *,
+    function: Callable[[dict[str, Any]], Any] = train_on_worker,
+    timeout_s: float = RESERVE_TIMEOUT_S,
+    result_timeout_s: float | None = None,
+) -> Any:
+    """Reserve the GPU (or fail with ClusterTooSmallError), then run `function` there and
+    wait for its result (for ever by default: training takes as long as it takes)."""
+    import ray
+    from ray.util.placement_group import remove_placement_group
+    from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+
+    group = reserve([TRAIN_BUNDLE], purpose="aurora-finetune's training task", timeout_s=timeout_s)
+    try:
+        task = ray.remote(
+            num_cpus=TRAIN_BUNDLE["CPU"], num_gpus=TRAIN_BUNDLE["GPU"], max_retries=0
+        )(function)
+        strategy = PlacementGroupSchedulingStrategy(group, placement_group_bundle_index=0)
+        run = task.options(scheduling_strategy=strategy).remote(asdict(options))
+        return ray.get(run, timeout=result_timeout_s)
+    finally:
+        remove_placement_group(group)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(argv)
     import ray
 
     ray.init()
-    task = ray.remote(num_gpus=1, num_cpus=4, max_retries=0)(train_on_worker)
-    result = ray.get(task.remote(asdict(options)))
+    result = launch(options)
     print(json.dumps(result, indent=2, sort_keys=True))
     return 0
 

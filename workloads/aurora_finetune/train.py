@@ -104,12 +104,31 @@ def train_step(
 
 
 def build_model(options: Options) -> Aurora:
-    """The pretrained Aurora with fresh LoRA layers, checkpoint loaded from Hugging Face."""
+    """The pretrained Aurora with fresh LoRA layers, checkpoint loaded from Hugging Face.
+
+    `autocast=True` runs the backbone in bfloat16: Aurora's fine-tuning guide requires it, with
+    activation checkpointing (`prepare_for_training`), for gradients to fit on an 80 GB A100."""
     kind = AuroraSmallPretrained if options.model == "small-pretrained" else AuroraPretrained
-    model = kind(use_lora=True, lora_mode=options.lora_mode, lora_steps=options.lora_steps)
+    model = kind(
+        use_lora=True,
+        lora_mode=options.lora_mode,
+        lora_steps=options.lora_steps,
+        autocast=True,
+    )
     # The pretrained checkpoint has no LoRA weights: load everything else, strictly otherwise.
     model.load_checkpoint(strict=False)
     return model
+
+
+def prepare_for_training(model: Aurora) -> list[torch.nn.Parameter]:
+    """Activation checkpointing on, only LoRA trainable; returns the LoRA parameters.
+
+    Refuses a model built without autocast: it would run out of GPU memory in the first
+    backward pass, after the checkpoint download and the data staging."""
+    if not getattr(model, "autocast", False):
+        raise RuntimeError("construct the model with autocast=True: without it, it does not fit")
+    model.configure_activation_checkpointing()
+    return prepare_lora(model)
 
 
 def _samples(files: list[Path]) -> Iterator[tuple[Batch, Batch]]:
@@ -129,7 +148,7 @@ def fit(
     if not files:
         raise RuntimeError("no training samples found")
     model.to(device)
-    optimizer = torch.optim.AdamW(prepare_lora(model), lr=learning_rate)
+    optimizer = torch.optim.AdamW(prepare_for_training(model), lr=learning_rate)
     losses = []
     for _, (inputs, target) in zip(range(steps), _samples(files), strict=False):
         losses.append(train_step(model, optimizer, inputs.to(device), target.to(device)))

@@ -1,11 +1,13 @@
 """Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers: the RayJob entrypoint.
 
 The driver runs on the Ray head (no GPU):
-1. every node downloads the SFT dataset from the `datasets` container into the same local
+1. it reserves one {CPU: 10, GPU: 1} bundle per training worker (`--workers`, one per GPU
+   pod), failing with what the cluster offers if it cannot within a few minutes (launch.py);
+2. every node downloads the SFT dataset from the `datasets` container into the same local
    folder (LLaMA-Factory reads datasets from local files on each training worker);
-2. LLaMA-Factory's Ray launcher (`USE_RAY=1`) starts `ray_num_workers` training workers, one
-   per GPU, reserving {CPU: 10, GPU: 1} each in one placement group, and trains with LoRA (DDP);
-3. the node that holds the saved adapter (rank 0) uploads it to the `models` container.
+3. one LLaMA-Factory training worker per bundle trains with LoRA (DDP, rank 0's pod is the
+   rendezvous);
+4. the node that holds the saved adapter (rank 0) uploads it to the `models` container.
 
 Blob layout (container/path):
     datasets/<dataset-prefix>/*.json|*.jsonl           alpaca or sharegpt records
@@ -20,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -126,8 +127,6 @@ def llamafactory_args(options: Options) -> dict[str, Any]:
         "warmup_ratio": 0.1,
         "bf16": True,
         "ddp_timeout": 180000000,
-        # Ray: one training worker per GPU worker pod
-        "ray_num_workers": options.workers,
     }
     if options.max_samples:
         args["max_samples"] = options.max_samples
@@ -177,21 +176,24 @@ _TOKENIZER_FILES = frozenset({"tokenizer_config.json", "special_tokens_map.json"
 
 def main(argv: Sequence[str] | None = None) -> int:
     options = parse_args(argv)
-    os.environ["USE_RAY"] = "1"  # LLaMA-Factory reads it when it parses the arguments
     import ray
-    from llamafactory.train.tuner import run_exp
+    from ray.util.placement_group import remove_placement_group
 
     from workloads.common.cluster import on_every_node
+    from workloads.qwen_lora import launch
 
     ray.init()
-    staged = on_every_node(stage_dataset, asdict(options))
-    if not any(staged):
-        raise RuntimeError(
-            f"no {'/'.join(DATASET_SUFFIXES)} files under "
-            f"{options.dataset_container}/{options.dataset_prefix}/"
-        )
-    run_exp(llamafactory_args(options))  # shuts Ray down when the workers are done
-    ray.init()
+    group = launch.reserve_workers(options.workers)  # before any download: fail fast
+    try:
+        staged = on_every_node(stage_dataset, asdict(options))
+        if not any(staged):
+            raise RuntimeError(
+                f"no {'/'.join(DATASET_SUFFIXES)} files under "
+                f"{options.dataset_container}/{options.dataset_prefix}/"
+            )
+        launch.start_training(group, llamafactory_args(options))
+    finally:
+        remove_placement_group(group)
     uploaded = [name for names in on_every_node(upload_adapter, asdict(options)) for name in names]
     if not uploaded:
         raise RuntimeError(f"no node holds a saved adapter in {options.output_dir}")

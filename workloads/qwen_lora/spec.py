@@ -7,13 +7,11 @@ SPEC = WorkloadSpec(
     kind="RayJob",
     default_priority="train",
     head=PodShape(cpu="2", memory="8Gi"),
-    # A gang of `workers` one-GPU pods; the count is a stack option (default 4). LLaMA-Factory's
-    # Ray launcher reserves {CPU: 10, GPU: 1} per training worker, so each pod offers 12 CPUs.
+    # A gang of `workers` one-GPU pods; the count is a stack option (default 4). The payload
+    # reserves {CPU: 10, GPU: 1} per training worker (launch.py), so each pod offers 12 CPUs.
     workers=(WorkerGroup("gpu", 4, PodShape(cpu="12", memory="96Gi", gpus=1)),),
     containers=(DATASETS_CONTAINER, MODELS_CONTAINER),
     options=frozenset({"workers"}),
     description="Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers",
     entrypoint_module="workloads.qwen_lora.main",
-    # LLaMA-Factory launches its Ray workers only when USE_RAY is set.
-    env=(("USE_RAY", "1"),),
 )

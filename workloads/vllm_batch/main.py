@@ -1,9 +1,11 @@
 """vLLM batch inference with `ray.data.llm` and the LoRA adapter from Blob: the RayJob entrypoint.
 
-Reads a JSONL prompt set from the `datasets` container, runs it through a vLLM engine on the
-GPU worker (`build_processor` with `vLLMEngineProcessorConfig`), each request aimed at the LoRA
-adapter that qwen-lora trained (loaded by Ray LLM from `models/<adapter-prefix>/<adapter-name>`
-through `dynamic_lora_loading_path`), and writes the answers back as JSONL.
+Checks first that the GPU worker's GPU can be had (failing with what the cluster offers if it
+cannot within a few minutes), then reads a JSONL prompt set from the `datasets` container, runs
+it through a vLLM engine on the GPU worker (`build_processor` with
+`vLLMEngineProcessorConfig`), each request aimed at the LoRA adapter that qwen-lora trained
+(loaded by Ray LLM from `models/<adapter-prefix>/<adapter-name>` through
+`dynamic_lora_loading_path`), and writes the answers back as JSONL.
 
 Blob layout (container/path):
     datasets/<input-prefix>/*.jsonl           {"id", "prompt"} or {"id", "messages"} per line
@@ -25,6 +27,7 @@ from typing import Any
 
 from workloads.common import blob, cli_types
 from workloads.common.adapter import AdapterLocation
+from workloads.common.cluster import RESERVE_TIMEOUT_S, reserve
 from workloads.common.layout import (
     BASE_MODEL,
     DATASETS_CONTAINER,
@@ -79,6 +82,27 @@ def processor_config(options: Options, account: str) -> dict[str, Any]:
     return config
 
 
+def engine_bundles(options: Options) -> list[dict[str, float]]:
+    """What Ray Data's vLLM stage needs before it can start: its engine pool starts with one
+    replica (`concurrency` n is a pool of 1 to n), of one GPU (no tensor or pipeline
+    parallelism)."""
+    del options  # every option gives the same minimum; more replicas come as GPUs allow
+    return [{"GPU": 1}]
+
+
+def check_engine_fits(options: Options, *, timeout_s: float = RESERVE_TIMEOUT_S) -> None:
+    """Fail with ClusterTooSmallError unless the first engine replica can be placed.
+
+    Ray Data would otherwise wait for a GPU for ever. The probe is released at once, before
+    Ray Data starts its actors: nothing else in the RayJob's own cluster takes the GPU."""
+    from ray.util.placement_group import remove_placement_group
+
+    probe = reserve(
+        engine_bundles(options), purpose="vllm-batch's vLLM engine", timeout_s=timeout_s
+    )
+    remove_placement_group(probe)
+
+
 def preprocess(
     row: dict[str, Any], *, adapter: str | None, max_tokens: int, temperature: float
 ) -> dict[str, Any]:
@@ -126,6 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ray.data.llm import build_processor, vLLMEngineProcessorConfig
 
     ray.init()
+    check_engine_fits(options)
     fs = filesystem(account)
     prompts = ray.data.read_json(
         blob.blob_path(options.container, options.input_prefix),
