@@ -25,7 +25,8 @@ from aksray.runner import RunResult
 from catalog.chart_objects import SWITCHED_OBJECTS, chart_groups, is_built_in_group, value_at
 from catalog.versions import CHARTS, CRD_GROUP_CHARTS
 from tests.support.chart_values import chart_defaults
-from tests.support.harness import REFERENCE, STACKS, P, cli, planned, stack_document, write_stack
+from tests.support.harness import STACKS, P, cli, planned, stack_document, write_stack
+from tests.support.reference import REFERENCE
 
 CHARTS_DIR = REFERENCE / "charts"
 # The reference holds a subchart's files under charts/<name>/; its values sit under its name.

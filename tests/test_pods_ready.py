@@ -22,7 +22,8 @@ from aksray.runner import RunResult, run_program
 from manifests.helm_values import kueue_manager_config
 from settings import defaults
 from settings.model import PodsReady
-from tests.support.harness import REFERENCE, assert_rejected, mutated, one, planned, write_stack
+from tests.support.harness import assert_rejected, mutated, one, planned, write_stack
+from tests.support.reference import REFERENCE
 
 P = "aks-ray-platform:"
 DEFAULT = PodsReady(defaults.DEFAULT_PODS_READY_TIMEOUT_MINUTES, defaults.DEFAULT_REQUEUE_LIMIT)

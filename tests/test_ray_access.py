@@ -17,7 +17,8 @@ import yaml
 from aksray.runner import RecordedResource, RunResult
 from catalog.versions import RAY_VERSION
 from manifests.network import metrics_scraper
-from tests.support.harness import REFERENCE, one, planned, transitive_dependencies
+from tests.support.harness import one, planned, transitive_dependencies
+from tests.support.reference import REFERENCE
 
 RAY_KINDS = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")
 POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"

@@ -21,7 +21,8 @@ from manifests.scrape import (
     scrape_targets,
 )
 from tests.support.chart_values import chart_defaults
-from tests.support.harness import REFERENCE, P, mutated, planned, write_stack
+from tests.support.harness import P, mutated, planned, write_stack
+from tests.support.reference import REFERENCE
 
 CHARTS = REFERENCE / "charts"
 KINDS = ("PodMonitor", "ServiceMonitor")
