@@ -13,7 +13,7 @@ import io
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -53,8 +53,8 @@ class FakeContainer:
     def download_blob(self, blob: str) -> _Download:
         return _Download(self.blobs[blob])
 
-    def upload_blob(self, name: str, data: bytes, overwrite: bool = False) -> None:
-        self.blobs[name] = data
+    def upload_blob(self, name: str, data: bytes | IO[bytes], overwrite: bool = False) -> None:
+        self.blobs[name] = data if isinstance(data, bytes) else data.read()
 
 
 # --------------------------------------------------------------------------------------------

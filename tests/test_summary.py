@@ -64,7 +64,7 @@ def test_dev_queues() -> None:
             "flavors": [
                 {
                     "flavor": "cpu",
-                    "nominal": {"cpu": "8", "memory": "32Gi", "gpu": 0},
+                    "nominal": {"cpu": "10", "memory": "40Gi", "gpu": 0},
                     "borrowingLimit": {"gpu": 0},  # the CPU flavor never borrows GPUs
                     "lendingLimit": None,
                 },
@@ -135,11 +135,18 @@ def test_dev_workloads() -> None:
             ],
         }
 
-    # dev ships its endpoint off: only the three (staged) jobs are planned.
+    stage = workload("model-stage", "RayJob", "train", 50, 0)
+    small_head = head | {
+        "requests": {"gpu": 0, "cpu": "1", "memory": "4Gi"},
+        "podsPerNode": {"cpu": 6},  # 7820m / 1000m and 27618Mi / 4Gi
+    }
+    stage["podSets"] = [small_head]  # a copy on the head: no GPU worker
+    # dev ships its endpoint off: only the (staged) jobs are planned.
     assert _dev_summary()["workloads"] == [
         workload("aurora-finetune", "RayJob", "train", 50, 1),
         workload("qwen-lora", "RayJob", "train", 50, 4),
         workload("vllm-batch", "RayJob", "train", 50, 1),
+        stage,
     ]
 
 

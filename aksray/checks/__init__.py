@@ -28,7 +28,8 @@ Errors:
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
-unlimited).
+unlimited); a workload the stack starts that streams the base model from Blob while the stack
+does not start model-stage, which copies it there.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from aksray.checks.kai import (
     check_kai_queues_unlimited,
     check_over_quota_weight,
 )
+from aksray.checks.models import check_model_staged
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
 from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
@@ -63,6 +65,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_idle_gpus,
     check_unused_quota,
     check_over_quota_weight,
+    check_model_staged,
 )
 
 
