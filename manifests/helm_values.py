@@ -67,6 +67,12 @@ KUEUE_FRAMEWORK_BY_KIND: Final[dict[str, str]] = {
     "RayService": "ray.io/rayservice",
 }
 KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
+# Elastic workloads (the endpoint's and batch inference's autoscaling): Kueue admits each
+# scale-up as a workload slice against quota and records each scale-down in place. Beta and on
+# by default since Kueue 0.18; written out so the configuration says what the platform relies on
+# (and a Kueue that changed the default would still run it). Set in the Configuration, not the
+# chart's `controllerManager.featureGates` (Kueue refuses both at once).
+KUEUE_FEATURE_GATES: Final[dict[str, bool]] = {"ElasticJobsViaWorkloadSlices": True}
 
 
 def operator_node_selector() -> dict[str, str]:
@@ -134,7 +140,8 @@ def kueue_manager_config(*, metrics: bool) -> dict[str, Any]:
 
     The chart's default configuration at v0.19.2, with our integrations, and
     `manageJobsWithoutQueueName: false` written out: Kueue manages only the jobs that carry the
-    `kueue.x-k8s.io/queue-name` label. The chart adds `internalCertManagement` itself.
+    `kueue.x-k8s.io/queue-name` label, and the feature gates of KUEUE_FEATURE_GATES. The chart
+    adds `internalCertManagement` itself.
     """
     return {
         "apiVersion": KUEUE_CONFIG_API_VERSION,
@@ -159,6 +166,7 @@ def kueue_manager_config(*, metrics: bool) -> dict[str, Any]:
         "clientConnection": {"qps": 300, "burst": 500},
         "manageJobsWithoutQueueName": False,
         "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
+        "featureGates": dict(KUEUE_FEATURE_GATES),
     }
 
 

@@ -317,6 +317,8 @@ def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, met
     expected = upstream_kueue_config()
     expected["integrations"]["frameworks"] = ["ray.io/rayjob", "ray.io/rayservice"]
     expected["manageJobsWithoutQueueName"] = False  # only labelled jobs are Kueue's
+    # workload slices for the elastic endpoint and batch inference
+    expected["featureGates"] = {"ElasticJobsViaWorkloadSlices": True}
     if metrics:
         expected["metrics"]["enableClusterQueueResources"] = True
     assert kueue_config(planned(stack)) == expected

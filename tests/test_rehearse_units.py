@@ -123,7 +123,11 @@ def test_kueue_runs_with_the_platform_configuration_on_loopback(tmp_path: Path) 
     assert config["webhook"] == {"port": 9443, "host": "127.0.0.1", "certDir": str(tmp_path)}
     assert config["internalCertManagement"] == {"enable": False}
     assert config["leaderElection"] == {"leaderElect": False}
-    assert config["featureGates"]["VisibilityOnDemand"] is False
+    # The platform's gates (elastic workloads) stay; the rig only turns the visibility API off.
+    assert config["featureGates"] == {
+        "ElasticJobsViaWorkloadSlices": True,
+        "VisibilityOnDemand": False,
+    }
 
 
 def test_the_rehearsal_stack_keeps_the_organisation_and_replaces_azure() -> None:

@@ -135,6 +135,9 @@ def test_dev_workloads() -> None:
             ],
         }
 
+    batch = workload("vllm-batch", "RayJob", "train", 50, 1)
+    # elastic (1..2 GPU workers): its head carries the Ray autoscaler, 500m / 512Mi more
+    batch["podSets"][0] = head | {"requests": {"gpu": 0, "cpu": "2500m", "memory": "8704Mi"}}
     stage = workload("model-stage", "RayJob", "train", 50, 0)
     small_head = head | {
         "requests": {"gpu": 0, "cpu": "1", "memory": "4Gi"},
@@ -145,7 +148,7 @@ def test_dev_workloads() -> None:
     assert _dev_summary()["workloads"] == [
         workload("aurora-finetune", "RayJob", "train", 50, 1),
         workload("qwen-lora", "RayJob", "train", 50, 4),
-        workload("vllm-batch", "RayJob", "train", 50, 1),
+        batch,
         stage,
     ]
 

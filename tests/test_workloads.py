@@ -199,7 +199,14 @@ def test_ray_job_lifecycle_fields(stack: str, workload: str) -> None:
     assert resource.delete_before_replace is True
 
 
-@pytest.mark.parametrize(("stack", "workload"), list(_cases()))
+def _fixed_cases() -> Iterator[tuple[str, str]]:
+    """The fixed gangs (elastic workloads: tests/test_autoscaling.py)."""
+    for stack, workload in _cases():
+        if not _settings(_run(stack), workload)[0].elastic:
+            yield stack, workload
+
+
+@pytest.mark.parametrize(("stack", "workload"), list(_fixed_cases()))
 def test_fixed_size_gang_without_autoscaling(stack: str, workload: str) -> None:
     result = _run(stack)
     settings, _team = _settings(result, workload)
@@ -233,7 +240,7 @@ def test_gang_sizes() -> None:
     assert gang(planned("dev+run"), "qwen-lora") == (5, 4)  # head + 4 one-GPU workers
     assert gang(_variant_run(), "qwen-lora") == (3, 2)  # workers: 2
     assert gang(planned("dev+run"), "aurora-finetune") == (2, 1)
-    assert gang(planned("prod+run"), "llm-serve") == (2, 1)
+    assert gang(planned("prod+run"), "llm-serve") == (3, 2)  # minReplicas: 2
     head = ray_pods.pod_sets(WORKLOADS["qwen-lora"], _settings(planned("dev+run"), "qwen-lora")[0])[
         0
     ]
