@@ -166,3 +166,75 @@ def test_scale_bounds_are_validated(tmp_path: Path) -> None:
 
     run = assert_rejected(tmp_path, mutated("prod", wrong_key), "workloads.llm-serve.maxWorkers")
     assert "maxReplicas" in run.output
+
+
+# --------------------------------------------------------------------------------------------
+# aksray plan: minimum and maximum
+# --------------------------------------------------------------------------------------------
+
+
+def _summary(result: RunResult) -> dict[str, Any]:
+    from aksray.graph import critical_path
+    from aksray.model import plan
+    from aksray.report import summary
+
+    return summary(plan(result), critical_path(result))
+
+
+def _findings(result: RunResult) -> Any:
+    from aksray.checks import run_checks
+    from aksray.model import plan
+
+    return run_checks(plan(result))
+
+
+def test_plan_shows_minimum_and_maximum_gpus_and_the_demand_they_make() -> None:
+    data = _summary(planned("prod"))
+    rows = {w["workload"]: w for w in data["workloads"]}
+    got = {
+        name: (w["gangGpus"], w["maxGpus"], w["elastic"], w["maxAdmissibleWorkers"])
+        for name, w in rows.items()
+    }
+    assert got == {
+        "aurora-finetune": (1, 1, False, None),
+        "qwen-lora": (4, 4, False, None),
+        "vllm-batch": (1, 8, True, None),
+        "llm-serve": (2, 8, True, None),
+        "model-stage": (0, 0, False, None),
+    }
+    # Idle: the endpoint's 2-GPU minimum fills one 4-GPU A100 node, billed whole; worst case:
+    # 1 + 4 + 8 + 8 GPUs; the pools hold 8 x 4 A100 + 4 x 8 H100 + 16 x 1 spot A100.
+    assert data["gpuDemand"] == {
+        "idleNodes": 1,
+        "idleGpus": 4,
+        "worstCaseGpus": 21,
+        "poolGpus": 80,
+    }
+    from aksray.report import summary_lines
+
+    text = "\n".join(summary_lines(data))
+    assert "3 / 2 (max 8 gpus)" in text
+    assert "GPU demand: 4 GPU(s) on 1 node(s) billed while idle" in text
+
+
+def test_a_maximum_that_never_fits_the_quota_is_a_warning_naming_what_fits() -> None:
+    def too_big(config: dict[str, Any]) -> None:
+        config[f"{P}workloads"]["llm-serve"]["maxReplicas"] = 9  # serving holds 8 per flavor
+
+    findings = _findings(_run(too_big))
+    assert findings.errors == []
+    (warning,) = [w for w in findings.warnings if w.path == "workloads.llm-serve.maxReplicas"]
+    assert warning.message.startswith("llm-serve may scale to 9 GPU workers (9 GPUs), but team ")
+    assert "can admit at most 8 of them at once" in warning.message
+    assert "Lower maxReplicas to 8" in warning.message
+    assert [w for w in _findings(planned("prod+run")).warnings if "may scale" in w.message] == []
+
+
+def test_the_minimum_is_the_gang_that_must_be_admissible() -> None:
+    def too_small_quota(config: dict[str, Any]) -> None:
+        config[f"{P}workloads"]["llm-serve"].update(minReplicas=9, maxReplicas=9)
+
+    findings = _findings(_run(too_small_quota))
+    assert any(e.message.startswith("llm-serve can never be admitted") for e in findings.errors), (
+        findings.errors
+    )

@@ -126,6 +126,9 @@ def test_dev_workloads() -> None:
             "priorityValue": value,
             "gangPods": 1 + workers,
             "gangGpus": workers,
+            "elastic": False,
+            "maxGpus": workers,
+            "maxAdmissibleWorkers": None,
             # dev stages its jobs (no `run` yet); the endpoint is deployed.
             "status": "staged" if kind == "RayJob" else "deployed",
             "admissible": True,
@@ -138,6 +141,7 @@ def test_dev_workloads() -> None:
     batch = workload("vllm-batch", "RayJob", "train", 50, 1)
     # elastic (1..2 GPU workers): its head carries the Ray autoscaler, 500m / 512Mi more
     batch["podSets"][0] = head | {"requests": {"gpu": 0, "cpu": "2500m", "memory": "8704Mi"}}
+    batch |= {"elastic": True, "maxGpus": 2}  # minWorkers 1, maxWorkers 2: both admissible
     stage = workload("model-stage", "RayJob", "train", 50, 0)
     small_head = head | {
         "requests": {"gpu": 0, "cpu": "1", "memory": "4Gi"},

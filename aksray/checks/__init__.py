@@ -9,8 +9,9 @@ exists for a valid configuration.
 Errors:
 - pool capacity: Σ team nominal quotas of a flavor exceed what its pool holds at maxCount
   (a warning instead with `scheduling.allowOvercommit: true`);
-- gang admission: a workload's gang fits no flavor of its team's ClusterQueue with the team's
-  nominal quota plus what it may borrow (min(borrowingLimit, what its cohort can lend));
+- gang admission: a workload's gang (an elastic workload's minimum) fits no flavor of its
+  team's ClusterQueue with the team's nominal quota plus what it may borrow
+  (min(borrowingLimit, what its cohort can lend));
 - node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
   can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
   it may get are too small;
@@ -28,8 +29,9 @@ Errors:
 
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
-unlimited); a workload the stack starts that streams the base model from Blob while the stack
-does not start model-stage, which copies it there.
+unlimited); an elastic workload whose maximum its team's quota plus what it may borrow can never
+admit at once (its minimum is the gang checked above); a workload the stack starts that streams
+the base model from Blob while the stack does not start model-stage, which copies it there.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Final
 
 from aksray.checks.capacity import check_node_fit, check_pool_capacity
 from aksray.checks.findings import Findings
-from aksray.checks.gangs import check_gang_admission
+from aksray.checks.gangs import check_gang_admission, check_maximum_admissible
 from aksray.checks.kai import (
     check_kai_never_evicts,
     check_kai_queues_unlimited,
@@ -56,6 +58,7 @@ Check = Callable[[Plan, Findings], None]
 CHECKS: Final[tuple[Check, ...]] = (
     check_pool_capacity,
     check_gang_admission,
+    check_maximum_admissible,
     check_node_fit,
     check_kai_queues_unlimited,
     check_kai_never_evicts,
