@@ -298,7 +298,7 @@ def test_the_node_scenarios_train_a_gang_the_team_is_admitted(
 
 
 def test_every_scenario_name_the_cli_offers_has_its_scenario() -> None:
+    from aksray.rehearse.playbook import SCENARIOS
     from aksray.rehearse.scenario_names import SCENARIO_NAMES
-    from aksray.rehearse.scenarios import SCENARIOS
 
     assert tuple(SCENARIOS) == SCENARIO_NAMES
