@@ -205,6 +205,12 @@ def test_the_scenario_scales_the_endpoint_from_its_minimum_to_what_its_quota_hol
     }
 
 
+def test_what_a_team_may_borrow_is_not_past_its_quota() -> None:
+    # Two teams of 4 GPUs lending to each other on a pool of 8: all 8 are admissible.
+    plan = _plan(ROOT / "tests" / "stacks" / "kueue-team-queues.yaml")
+    assert plan == scaling.ScalePlan("team-a", "gpu", minimum=1, fits=8, beyond=False)
+
+
 def test_a_team_without_room_above_the_minimum_cannot_show_it() -> None:
     demo = ROOT / "tests" / "stacks" / "kai-demo.yaml"
     settings = run_program(demo).settings

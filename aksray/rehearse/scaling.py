@@ -25,6 +25,7 @@ from aksray.rehearse.scenarios import (
     ENDPOINT,
     Context,
     NotApplicableError,
+    admissible_gpus,
     all_off,
     bound_pods,
     gpu_flavors,
@@ -32,11 +33,10 @@ from aksray.rehearse.scenarios import (
     pool_gpus,
     workloads_of,
 )
-from manifests.capacity import effective_quota
 from manifests.ray_pods import ELASTIC_JOB_GATE
 
 if TYPE_CHECKING:
-    from settings.model import Settings, TeamSettings
+    from settings.model import Settings
 
 GROUP: Final = "gpu"  # the endpoint's GPU worker group (workloads/llm_serve/spec.py)
 SCALE_WAIT_S: Final = 180.0
@@ -210,19 +210,13 @@ def scale_ray_cluster(
 
 
 # -- what the stack allows --------------------------------------------------------------------
-def team_gpu_quota(settings: Settings, team: TeamSettings) -> int:
-    """The team's GPUs in its first GPU flavor (an unlimited quota is the whole pool)."""
-    flavors = gpu_flavors(settings, team)
-    return effective_quota(team, flavors[0], settings).gpu if flavors else 0
-
-
 @dataclass(frozen=True)
 class ScalePlan:
     team: str
     flavor: str
     minimum: int  # the endpoint's minReplicas
-    fits: int  # the GPU workers the team's quota (and the pool) holds in `flavor`
-    beyond: bool  # the pool has GPUs past the quota: a step past it must stay gated
+    fits: int  # GPU workers the team may be admitted in `flavor`: quota + borrowable, in the pool
+    beyond: bool  # the pool has GPUs past that: a step past it must stay gated
 
     def section_entry(self) -> dict[str, Any]:
         """The endpoint's stack entry for the scenario: its bounds open to the step past the
@@ -249,7 +243,8 @@ def scale_plan(settings: Settings, stack: Mapping[str, Mapping[str, Any]]) -> Sc
     flavor = gpu_flavors(settings, team)[0]
     minimum = int(entry.get("minReplicas", 1))
     pool = pool_gpus(settings, flavor)
-    fits = min(team_gpu_quota(settings, team), pool)
+    cohort = next(list(d.teams) for d in settings.scheduling.departments if team in d.teams)
+    fits = admissible_gpus(settings, team, flavor, cohort)  # quota + what it may borrow
     if fits <= minimum:
         raise NotApplicableError(
             f"team {team.name} holds no GPU above the endpoint's minimum ({minimum}) on {flavor}"
