@@ -174,22 +174,17 @@ def entrypoint_args(spec: WorkloadSpec, workload: Workload, run_id: str) -> list
     return args
 
 
-def ray_job(
+def _run_id(
     spec: WorkloadSpec,
     workload: Workload,
     team: Team,
-    *,
     files: Mapping[str, str],
     requirements: Sequence[str],
+    *,
     hf_token: bool,
-    storage_account: object | None,
-) -> dict[str, Any]:
-    """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the stack's
-    `run` label, the payload files, requirements, spec and settings, so any change — a new run
-    label included — is a new job (and run id)."""
-    if spec.kind != "RayJob" or spec.entrypoint_module is None:
-        raise ValueError(f"{spec.name} is not a RayJob payload")
-    run_id = digest(
+) -> str:
+    """The digest of everything a run depends on: a change to any of it is a new run."""
+    return digest(
         {
             "spec": asdict(spec),
             "workload": {
@@ -207,6 +202,24 @@ def ray_job(
             "image": RAY_IMAGE,
         }
     )
+
+
+def ray_job(
+    spec: WorkloadSpec,
+    workload: Workload,
+    team: Team,
+    *,
+    files: Mapping[str, str],
+    requirements: Sequence[str],
+    hf_token: bool,
+    storage_account: object | None,
+) -> dict[str, Any]:
+    """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the stack's
+    `run` label, the payload files, requirements, spec and settings, so any change — a new run
+    label included — is a new job (and run id)."""
+    if spec.kind != "RayJob" or spec.entrypoint_module is None:
+        raise ValueError(f"{spec.name} is not a RayJob payload")
+    run_id = _run_id(spec, workload, team, files, requirements, hf_token=hf_token)
     name = f"{spec.name}-{run_id}"
     if len(name) > MAX_NAME_LENGTH:
         raise ValueError(f"RayJob name {name!r} is longer than {MAX_NAME_LENGTH} characters")

@@ -217,21 +217,18 @@ def _resources(pod: PodShape) -> dict[str, Any]:
     return {"requests": requests, "limits": limits}
 
 
-def _env(
-    spec: WorkloadSpec,
-    *,
-    code: bool,
-    hf_token: bool,
-    storage_account: object | None,
-    blob_model: bool,
-) -> list[dict[str, Any]]:
+def _storage_env(storage_account: object | None, *, blob_model: bool) -> list[dict[str, Any]]:
+    """The Blob account for the payloads' SDK clients, and for the model streamer."""
+    if storage_account is None:
+        return []
+    names = (STORAGE_ACCOUNT_ENV, STREAMER_ACCOUNT_ENV) if blob_model else (STORAGE_ACCOUNT_ENV,)
+    return [{"name": name, "value": storage_account} for name in names]
+
+
+def _env(spec: WorkloadSpec, *, code: bool, hf_token: bool) -> list[dict[str, Any]]:
     env: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in spec.env]
     if code:
         env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
-    if storage_account is not None:
-        env.append({"name": STORAGE_ACCOUNT_ENV, "value": storage_account})
-        if blob_model:
-            env.append({"name": STREAMER_ACCOUNT_ENV, "value": storage_account})
     if hf_token:
         env.append(
             {
@@ -257,18 +254,14 @@ def _pod_template(
     elastic: bool,
     node_selector: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    env = _env(spec, code=config_map is not None, hf_token=hf_token)
+    env += _storage_env(storage_account, blob_model=blob_model)
     main: dict[str, Any] = {
         "name": container,
         "image": RAY_IMAGE,
         "imagePullPolicy": "IfNotPresent",
         "resources": _resources(pod),
-        "env": _env(
-            spec,
-            code=config_map is not None,
-            hf_token=hf_token,
-            storage_account=storage_account,
-            blob_model=blob_model,
-        ),
+        "env": env,
     }
     if ports:
         main["ports"] = [{"name": name, "containerPort": port} for name, port in ports]
