@@ -18,6 +18,7 @@ declares, or unknown.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -200,6 +201,10 @@ class WorkloadPlan:
     pod_sets: tuple[PodSetPlan, ...]
     inadmissible: Inadmissible | None
     headroom: Mapping[FlavorResource, int]  # nominal + borrowable per (flavor, resource)
+    # Elastic workloads: the GPUs of the biggest slice the Ray autoscaler can ask for, and the
+    # most GPU workers Kueue can ever admit at once (quota + borrowable; None: the maximum fits).
+    max_gpus: int = 0
+    max_admissible_workers: int | None = None
 
     @property
     def pods(self) -> int:
@@ -207,7 +212,12 @@ class WorkloadPlan:
 
     @property
     def gpus(self) -> int:
+        """GPUs of the gang Kueue admits first: the minimum of an elastic workload."""
         return sum(p.pod_set.total_gpus for p in self.pod_sets)
+
+    @property
+    def worst_case_gpus(self) -> int:
+        return max(self.gpus, self.max_gpus)
 
     def total(self, resource: str) -> int:
         return sum(p.pod_set.total.get(resource, 0) for p in self.pod_sets)
@@ -249,6 +259,7 @@ def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSetting
                 },
             )
         )
+    biggest = ray_pods.pod_sets(spec, workload, at_max=True)
     return WorkloadPlan(
         workload=workload,
         spec=spec,
@@ -256,7 +267,42 @@ def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSetting
         pod_sets=tuple(plans),
         inadmissible=inadmissible,
         headroom=headroom(queue, lendable),
+        max_gpus=sum(p.total_gpus for p in biggest),
+        max_admissible_workers=(
+            most_admissible_workers(workload, spec, queue, options)
+            if workload.elastic and inadmissible is None
+            else None
+        ),
     )
+
+
+def most_admissible_workers(
+    workload: WorkloadSettings, spec: WorkloadSpec, queue: Mapping[str, Any], options: Any
+) -> int | None:
+    """None when Kueue can admit the workload at its maximum; else the most GPU workers it can
+    ever admit at once (its minimum is admissible: the caller checked)."""
+
+    smallest = ray_pods.pod_sets(spec, workload)
+    biggest = ray_pods.pod_sets(spec, workload, at_max=True)
+    growing = {a.name for a, b in zip(smallest, biggest, strict=True) if a.count != b.count}
+
+    def fits(workers: int) -> bool:
+        sized = [
+            dataclasses.replace(p, count=workers) if p.name in growing else p for p in smallest
+        ]
+        try:
+            assign_pod_sets(sized, queue, **options)
+        except Inadmissible:
+            return False
+        return True
+
+    low, high = workload.min_workers or 1, workload.max_workers or 1
+    if fits(high):
+        return None
+    while low + 1 < high:  # fits(low) and not fits(high)
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from aksray.demand import gpu_demand, gpu_demand_lines
 from aksray.graph import CriticalPath, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.monitoring import monitoring, monitoring_lines
@@ -159,6 +160,11 @@ def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
         "priorityValue": PRIORITY_CLASSES[priority],
         "gangPods": workload.pods,
         "gangGpus": workload.gpus,
+        # An elastic workload's gang is its minimum; it may grow to maxGpus, and Kueue can admit
+        # at most maxAdmissibleWorkers GPU workers of it at once (None: the maximum fits).
+        "elastic": workload.workload.elastic,
+        "maxGpus": workload.worst_case_gpus,
+        "maxAdmissibleWorkers": workload.max_admissible_workers,
         # staged: enabled RayJob without a `run` yet, so `pulumi up` submits nothing for it.
         "status": "staged"
         if workload.workload.staged
@@ -184,6 +190,7 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
             # False: the stack installs no operators; the cluster's own are assumed to match.
             "installedByStack": reg.installed_kueue and reg.installed_kai,
         },
+        "gpuDemand": gpu_demand(plan),
         "criticalPath": path.to_json(),
         "monitoring": monitoring(plan),
     }
@@ -229,7 +236,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         pools_table(data["pools"]),
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
-        workloads_table(data["workloads"]),
+        workloads_table(data["workloads"]) + gpu_demand_lines(data["gpuDemand"]),
         critical_path_lines(data["criticalPath"]),
         monitoring_lines(data["monitoring"]),
     )
@@ -335,7 +342,8 @@ def workloads_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
             w["team"],
             w["kind"],
             f"{w['priority']} {w['priorityValue']}",
-            f"{w['gangPods']} / {w['gangGpus']}",
+            f"{w['gangPods']} / {w['gangGpus']}"
+            + (f" (max {w['maxGpus']} gpus)" if w["elastic"] else ""),
         )
         for index, p in enumerate(w["podSets"]):
             rows.append((*(first if index == 0 else ("",) * len(first)), *_pod_set_cells(p)))

@@ -25,6 +25,7 @@ from components.queues import SchedulingQueues
 from manifests.network import metrics_scraper, workload_network_policy
 from manifests.ray import (
     hf_token_secret,
+    model_path,
     payload_config_map,
     ray_job,
     ray_service,
@@ -90,7 +91,7 @@ class RayWorkloads(pulumi.ComponentResource):
         self.staged = [w.name for w in settings.enabled_workloads if w.staged]
         for workload in enabled:
             spec = WORKLOADS[workload.name]
-            if spec.containers_for(lora_adapter=workload.lora_adapter) and storage_account is None:
+            if _uses_blob(spec, workload) and storage_account is None:
                 raise ValueError(f"{workload.name} uses Blob: RayWorkloads needs storage_account")
         token = huggingface_token
         self.secrets = self._token_secrets(settings, enabled, token)
@@ -100,7 +101,7 @@ class RayWorkloads(pulumi.ComponentResource):
         for workload in enabled:
             spec = WORKLOADS[workload.name]
             team = settings.scheduling.team(workload.team)
-            uses_blob = bool(spec.containers_for(lora_adapter=workload.lora_adapter))
+            uses_blob = _uses_blob(spec, workload)
             # In force before the head listens, removed only after the Ray object is gone.
             self.network_policies[spec.name] = create_object(
                 f"{name}-{spec.name}-network",
@@ -192,7 +193,7 @@ class RayWorkloads(pulumi.ComponentResource):
 
     def _ray_service(self, placement: _Placement) -> pulumi.CustomResource:
         spec, workload = placement.spec, placement.workload
-        serve = _serve_config(workload.lora_adapter, placement.storage_account, requirements(spec))
+        serve = _serve_config(workload, placement.storage_account, requirements(spec))
         return create_object(
             f"{self._name}-{spec.name}",
             ray_service(
@@ -222,14 +223,29 @@ def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:
     return secret
 
 
+def _uses_blob(spec: WorkloadSpec, workload: WorkloadSettings) -> bool:
+    return bool(
+        spec.containers_for(
+            lora_adapter=workload.lora_adapter, blob_model=workload.model_source == "blob"
+        )
+    )
+
+
 def _serve_config(
-    lora_adapter: bool, account: pulumi.Input[str] | None, reqs: Sequence[str]
+    workload: WorkloadSettings, account: pulumi.Input[str] | None, reqs: Sequence[str]
 ) -> pulumi.Input[str]:
     """The Serve config; a deploy-time value when it names the storage account."""
+    low = workload.min_workers or 1
+    options: dict[str, Any] = {
+        "lora_adapter": workload.lora_adapter,
+        "requirements": reqs,
+        "model_blob_path": model_path(workload),
+        "replicas": (low, workload.max_workers or low),
+    }
     if account is None:
-        return serve_config_v2(lora_adapter=lora_adapter, storage_account=None, requirements=reqs)
+        return serve_config_v2(storage_account=None, **options)
 
     def render(name: str) -> str:
-        return serve_config_v2(lora_adapter=lora_adapter, storage_account=name, requirements=reqs)
+        return serve_config_v2(storage_account=name, **options)
 
     return pulumi.Output.from_input(account).apply(render)

@@ -68,6 +68,12 @@ KUEUE_FRAMEWORK_BY_KIND: Final[dict[str, str]] = {
     "RayService": "ray.io/rayservice",
 }
 KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
+# Elastic workloads (the endpoint's and batch inference's autoscaling): Kueue admits each
+# scale-up as a workload slice against quota and records each scale-down in place. Beta and on
+# by default since Kueue 0.18; written out so the configuration says what the platform relies on
+# (and a Kueue that changed the default would still run it). Set in the Configuration, not the
+# chart's `controllerManager.featureGates` (Kueue refuses both at once).
+KUEUE_FEATURE_GATES: Final[dict[str, bool]] = {"ElasticJobsViaWorkloadSlices": True}
 
 # Kueue's pod-readiness wait: the fixed part (the timeout and the requeue limit are the stack's).
 # No recovery timeout ("0s" turns it off). Kueue reads a RayJob's pods as ready when its Ray
@@ -181,8 +187,8 @@ def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, A
 
     The chart's default configuration at v0.19.2, with our integrations,
     `manageJobsWithoutQueueName: false` written out (Kueue manages only the jobs that carry the
-    `kueue.x-k8s.io/queue-name` label) and our pod-readiness wait. The chart adds
-    `internalCertManagement` itself.
+    `kueue.x-k8s.io/queue-name` label) our pod-readiness wait and the feature gates of
+    KUEUE_FEATURE_GATES. The chart adds `internalCertManagement` itself.
     """
     return {
         "apiVersion": KUEUE_CONFIG_API_VERSION,
@@ -208,6 +214,7 @@ def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, A
         "waitForPodsReady": kueue_pods_ready(pods_ready),
         "manageJobsWithoutQueueName": False,
         "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
+        "featureGates": dict(KUEUE_FEATURE_GATES),
     }
 
 

@@ -17,6 +17,13 @@ are manifests/ray_pods.py):
   submitter pod or sidecar, so the pods Kueue and KAI count are exactly `pod_sets()`.
 - Payload code comes from the repository as an immutable ConfigMap, its runtime requirements as
   Ray `runtime_env` pip packages.
+- An elastic workload carries `kueue.x-k8s.io/elastic-job: "true"`: Kueue admits it in workload
+  slices (its minimum first, every scale-up of the Ray autoscaler as a bigger slice, a
+  scale-down recorded in place), with the ElasticJobsViaWorkloadSlices gate that
+  manifests/helm_values.py turns on. The endpoint's Serve deployment then autoscales between
+  the same minimum and maximum replicas, one per GPU worker.
+- `modelSource: blob`: the base model streams from model-stage's copy in Blob (the `az://` URI
+  and engine settings of workloads/common/streaming.py).
 """
 
 from __future__ import annotations
@@ -45,10 +52,21 @@ from manifests.ray_pods import (
     ray_cluster_spec,
     worker_groups,
 )
-from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_PREFIX, BASE_MODEL
+from workloads.common import streaming
+from workloads.common.layout import (
+    ADAPTER_CONTAINER,
+    ADAPTER_PREFIX,
+    BASE_MODEL,
+    staged_model_path,
+)
 from workloads.spec import WorkloadSpec
 
 RUN_LABEL: Final = "aksray.io/run"
+ELASTIC_JOB_ANNOTATION: Final = "kueue.x-k8s.io/elastic-job"
+# Ongoing requests per replica Serve's autoscaler steers to. Ray LLM's own default (1e9) never
+# scales on load; a 7B model on one GPU keeps latency near its best up to a few dozen
+# concurrent sequences, well inside vLLM's batch.
+TARGET_ONGOING_REQUESTS: Final = 32
 
 SUBMISSION_MODE: Final = "HTTPMode"
 SERVE_APP_NAME: Final = "llm"
@@ -103,7 +121,7 @@ def hf_token_secret(namespace: str, token: object) -> dict[str, Any]:
 
 
 def _metadata(spec: WorkloadSpec, workload: Workload, team: Team, name: str) -> dict[str, Any]:
-    return {
+    metadata: dict[str, Any] = {
         "name": name,
         "namespace": team.namespace,
         "labels": {
@@ -116,6 +134,16 @@ def _metadata(spec: WorkloadSpec, workload: Workload, team: Team, name: str) -> 
             KAI_PRIORITY_LABEL: workload.priority,
         },
     }
+    if workload.elastic:
+        metadata["annotations"] = {ELASTIC_JOB_ANNOTATION: "true"}
+    return metadata
+
+
+def model_path(workload: Workload) -> str | None:
+    """The staged model's folder in the models container, when the workload streams it."""
+    if workload.model_source != "blob":
+        return None
+    return staged_model_path(BASE_MODEL, workload.model_revision)
 
 
 def runtime_env(requirements: Sequence[str]) -> dict[str, Any]:
@@ -135,7 +163,45 @@ def entrypoint_args(spec: WorkloadSpec, workload: Workload, run_id: str) -> list
         args += ["--workers", str(sum(g.replicas for g in worker_groups(spec, workload)))]
     if "loraAdapter" in spec.options and not workload.lora_adapter:
         args.append("--no-lora")
+    if "revision" in spec.options:
+        args += ["--revision", workload.model_revision]
+    path = model_path(workload) if "modelSource" in spec.options else None
+    if path is not None:
+        args += ["--model-blob-path", path]
+    if "minWorkers" in spec.options and workload.min_workers is not None:
+        args += ["--min-workers", str(workload.min_workers)]
+        args += ["--max-workers", str(workload.max_workers or workload.min_workers)]
     return args
+
+
+def _run_id(
+    spec: WorkloadSpec,
+    workload: Workload,
+    team: Team,
+    files: Mapping[str, str],
+    requirements: Sequence[str],
+    *,
+    hf_token: bool,
+) -> str:
+    """The digest of everything a run depends on: a change to any of it is a new run."""
+    return digest(
+        {
+            "spec": asdict(spec),
+            "workload": {
+                "run": workload.run,
+                "priority": workload.priority,
+                "workers": workload.workers,
+                "lora": workload.lora_adapter,
+                "model": [workload.model_source, workload.model_revision],
+                "scale": [workload.min_workers, workload.max_workers],
+            },
+            "team": {"namespace": team.namespace, "queue": team.local_queue, "name": team.name},
+            "files": dict(files),
+            "requirements": list(requirements),
+            "hf_token": hf_token,
+            "image": RAY_IMAGE,
+        }
+    )
 
 
 def ray_job(
@@ -153,22 +219,7 @@ def ray_job(
     label included — is a new job (and run id)."""
     if spec.kind != "RayJob" or spec.entrypoint_module is None:
         raise ValueError(f"{spec.name} is not a RayJob payload")
-    run_id = digest(
-        {
-            "spec": asdict(spec),
-            "workload": {
-                "run": workload.run,
-                "priority": workload.priority,
-                "workers": workload.workers,
-                "lora": workload.lora_adapter,
-            },
-            "team": {"namespace": team.namespace, "queue": team.local_queue, "name": team.name},
-            "files": dict(files),
-            "requirements": list(requirements),
-            "hf_token": hf_token,
-            "image": RAY_IMAGE,
-        }
-    )
+    run_id = _run_id(spec, workload, team, files, requirements, hf_token=hf_token)
     name = f"{spec.name}-{run_id}"
     if len(name) > MAX_NAME_LENGTH:
         raise ValueError(f"RayJob name {name!r} is longer than {MAX_NAME_LENGTH} characters")
@@ -210,13 +261,37 @@ def adapter_uri(storage_account: str) -> str:
     return f"azure://{ADAPTER_CONTAINER}@{storage_account}.blob.core.windows.net/{ADAPTER_PREFIX}"
 
 
-def llm_config(*, lora_adapter: bool, storage_account: str | None) -> dict[str, Any]:
+def deployment_config(replicas: tuple[int, int]) -> dict[str, Any]:
+    """Serve's deployment config: a fixed number of replicas, or autoscaling between the two."""
+    low, high = replicas
+    if high <= low:
+        return {"num_replicas": low}
+    return {
+        "autoscaling_config": {
+            "min_replicas": low,
+            "max_replicas": high,
+            "target_ongoing_requests": TARGET_ONGOING_REQUESTS,
+        }
+    }
+
+
+def llm_config(
+    *,
+    lora_adapter: bool,
+    storage_account: str | None,
+    model_blob_path: str | None = None,
+    replicas: tuple[int, int] = (1, 1),
+) -> dict[str, Any]:
     """One `ray.serve.llm.LLMConfig`, as the dict `build_openai_app` validates."""
     engine_kwargs: dict[str, Any] = {"max_model_len": 8192, "tensor_parallel_size": 1}
+    source = BASE_MODEL
+    if model_blob_path is not None:
+        source = streaming.model_uri(model_blob_path)
+        engine_kwargs.update(streaming.engine_kwargs())
     config: dict[str, Any] = {
-        "model_loading_config": {"model_id": SERVE_MODEL_ID, "model_source": BASE_MODEL},
-        # One replica on the one GPU worker: the gang Kueue admitted, nothing to autoscale.
-        "deployment_config": {"num_replicas": 1},
+        "model_loading_config": {"model_id": SERVE_MODEL_ID, "model_source": source},
+        # One replica per GPU worker: the workers Kueue admitted (tensor_parallel_size 1).
+        "deployment_config": deployment_config(replicas),
         "engine_kwargs": engine_kwargs,
         # vLLM's request metrics (time to first token, tokens, queue) through Ray's metrics
         # agent, as ray_vllm_*: what the Endpoint dashboard reads (docs/monitoring.md).
@@ -234,31 +309,34 @@ def llm_config(*, lora_adapter: bool, storage_account: str | None) -> dict[str, 
 
 
 def serve_config(
-    *, lora_adapter: bool, storage_account: str | None, requirements: Sequence[str]
+    *,
+    lora_adapter: bool,
+    storage_account: str | None,
+    requirements: Sequence[str],
+    model_blob_path: str | None = None,
+    replicas: tuple[int, int] = (1, 1),
 ) -> dict[str, Any]:
     """Ray Serve's config: `ray.serve.llm:build_openai_app` with one LLM, on port 8000."""
+    llm = llm_config(
+        lora_adapter=lora_adapter,
+        storage_account=storage_account,
+        model_blob_path=model_blob_path,
+        replicas=replicas,
+    )
     application: dict[str, Any] = {
         "name": SERVE_APP_NAME,
         "route_prefix": "/",
         "import_path": "ray.serve.llm:build_openai_app",
-        "args": {
-            "llm_configs": [llm_config(lora_adapter=lora_adapter, storage_account=storage_account)]
-        },
+        "args": {"llm_configs": [llm]},
     }
     if requirements:
         application["runtime_env"] = runtime_env(requirements)
     return {"http_options": {"host": "0.0.0.0", "port": SERVE_PORT}, "applications": [application]}  # noqa: S104
 
 
-def serve_config_v2(
-    *, lora_adapter: bool, storage_account: str | None, requirements: Sequence[str]
-) -> str:
-    return yaml.safe_dump(
-        serve_config(
-            lora_adapter=lora_adapter, storage_account=storage_account, requirements=requirements
-        ),
-        sort_keys=False,
-    )
+def serve_config_v2(**options: Any) -> str:
+    """`serve_config(**options)` as the YAML string KubeRay's `serveConfigV2` takes."""
+    return yaml.safe_dump(serve_config(**options), sort_keys=False)
 
 
 def ray_service(

@@ -7,9 +7,20 @@
   own node labels, so they can never contradict): Kueue only assigns a flavor whose node labels
   the pod's selector allows, so a head waits for CPU-pool quota instead of spilling onto a GPU
   flavor's cpu/memory quota and holding a GPU node.
-- Every worker group has minReplicas == maxReplicas == replicas and there is no in-tree
-  autoscaling, so the gang KAI schedules (head + every worker) is the gang Kueue admitted:
-  `pod_sets()`, in the canonical units the planner's admission model counts.
+- A fixed workload: every worker group has minReplicas == maxReplicas == replicas and there is
+  no in-tree autoscaling, so the gang KAI schedules (head + every worker) is the gang Kueue
+  admitted: `pod_sets()`, in the canonical units the planner's admission model counts.
+- An elastic workload (`WorkloadSettings.elastic`): its GPU group starts at the minimum and the
+  Ray autoscaler (`enableInTreeAutoscaling`, a sidecar on the head that Kueue counts in the
+  head's pod set) grows it up to the maximum. Every pod template carries Kueue's scheduling gate
+  `kueue.x-k8s.io/elastic-job`: Kueue lifts it only for pods its admitted workload slice holds,
+  so a pod added by a scale-up waits, unscheduled, until Kueue admits the bigger slice against
+  the team's quota (Kueue 0.19's RayService webhook adds the gate itself, its RayJob webhook does
+  not: writing it here gives both kinds the same admission, and the stack the object that runs).
+  KAI gangs the head and the minimum only.
+- A model streamed from Blob (`modelSource: blob`): every Ray container gets the account in
+  `AZURE_STORAGE_ACCOUNT_NAME`, where the Run:ai Model Streamer reads it; the credential is the
+  pod's workload identity (`DefaultAzureCredential`), never a key.
 - Payload code is mounted from the workload's ConfigMap on every Ray container; the Hugging Face
   token (when configured) comes from a Secret by `secretKeyRef`, never as a value.
 - Every Ray cluster requires KubeRay's token (`authOptions`); who may reach its pods at all is
@@ -41,6 +52,9 @@ HF_TOKEN_SECRET: Final = "huggingface-token"  # noqa: S105 - a Secret's name, no
 HF_TOKEN_KEY: Final = "token"  # noqa: S105 - a key name
 HF_TOKEN_ENV: Final = "HF_TOKEN"  # noqa: S105 - an environment variable's name
 STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
+# The Run:ai Model Streamer's Azure backend reads the account from this variable (and the
+# credential from DefaultAzureCredential: the workload identity webhook's token file).
+STREAMER_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT_NAME"
 SERVE_PORT: Final = 8000
 DASHBOARD_PORT: Final = 8265
 # KubeRay's token auth (KubeRay 1.7, Ray 2.52 or newer): the operator generates a Secret with a
@@ -55,6 +69,11 @@ METRICS_PORT_NAME: Final = "metrics"
 METRICS_PORT: Final = 8080
 _METRICS_PORTS: Final = ((METRICS_PORT_NAME, METRICS_PORT),)
 _METRICS_START_PARAMS: Final = {"metrics-export-port": str(METRICS_PORT)}
+ELASTIC_JOB_GATE: Final = "kueue.x-k8s.io/elastic-job"  # Kueue's scheduling gate for elastic pods
+# The Ray autoscaler sidecar KubeRay adds to the head, at KubeRay's default size, written out
+# because Kueue counts it in the head's pod set (and so does the planner).
+AUTOSCALER_RESOURCES: Final = PodShape(cpu="500m", memory="512Mi")
+AUTOSCALER_IDLE_TIMEOUT_S: Final = 60  # an idle GPU worker goes after a minute
 
 _HEAD_PORTS: Final = (("gcs-server", 6379), ("dashboard", DASHBOARD_PORT), ("client", 10001))
 # The head runs on the CPU pool: the `cpu` flavor's own node labels (catalog/pools.py).
@@ -85,11 +104,27 @@ class Workload(Protocol):
     def lora_adapter(self) -> bool: ...
     @property
     def run(self) -> str: ...
+    @property
+    def model_source(self) -> str: ...
+    @property
+    def model_revision(self) -> str: ...
+    @property
+    def min_workers(self) -> int | None: ...
+    @property
+    def max_workers(self) -> int | None: ...
+    @property
+    def elastic(self) -> bool: ...
 
 
 class WorkerCount(Protocol):
     @property
     def workers(self) -> int | None: ...
+    @property
+    def min_workers(self) -> int | None: ...
+    @property
+    def max_workers(self) -> int | None: ...
+    @property
+    def elastic(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -132,12 +167,17 @@ class PodSet:
 
 
 def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGroup, ...]:
-    """The spec's worker groups, the GPU group sized by the `workers` option where it has one."""
-    if workload.workers is None or "workers" not in spec.options:
+    """The spec's worker groups, the GPU group sized by the `workers` option, or by the minimum
+    and maximum of an elastic payload, where it has one."""
+    if workload.workers is not None and "workers" in spec.options:
+        low, high = workload.workers, None
+    elif workload.min_workers is not None:
+        low, high = workload.min_workers, workload.max_workers if workload.elastic else None
+    else:
         return spec.workers
     first_gpu = next(i for i, group in enumerate(spec.workers) if group.pod.gpus)
     return tuple(
-        WorkerGroup(group.name, workload.workers, group.pod) if i == first_gpu else group
+        WorkerGroup(group.name, low, group.pod, high) if i == first_gpu else group
         for i, group in enumerate(spec.workers)
     )
 
@@ -150,15 +190,25 @@ def pod_requests(pod: PodShape) -> dict[str, int]:
     return requests
 
 
-def pod_sets(spec: WorkloadSpec, workload: WorkerCount) -> list[PodSet]:
+def pod_sets(spec: WorkloadSpec, workload: WorkerCount, *, at_max: bool = False) -> list[PodSet]:
     """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs).
 
     What the planner's admission model (aksray/admission.py) admits: the head carries its
     CPU-pool node selector, exactly as its pod template does; workers carry none (Kueue injects
-    the assigned flavor's)."""
-    head = PodSet("head", 1, pod_requests(spec.head), dict(HEAD_NODE_SELECTOR))
+    the assigned flavor's). An elastic workload's head counts the autoscaler sidecar, as Kueue
+    does; its groups count their minimum (the first slice Kueue admits), or with `at_max` their
+    maximum (the biggest slice the Ray autoscaler can ask for)."""
+    head_requests = pod_requests(spec.head)
+    if workload.elastic:
+        sidecar = pod_requests(AUTOSCALER_RESOURCES)
+        head_requests = {r: head_requests[r] + sidecar.get(r, 0) for r in head_requests}
+    head = PodSet("head", 1, head_requests, dict(HEAD_NODE_SELECTOR))
     return [head] + [
-        PodSet(group.name, group.replicas, pod_requests(group.pod))
+        PodSet(
+            group.name,
+            (group.max_replicas or group.replicas) if at_max else group.replicas,
+            pod_requests(group.pod),
+        )
         for group in worker_groups(spec, workload)
     ]
 
@@ -182,14 +232,18 @@ def _resources(pod: PodShape) -> dict[str, Any]:
     return {"requests": requests, "limits": limits}
 
 
-def _env(
-    spec: WorkloadSpec, *, code: bool, hf_token: bool, storage_account: object | None
-) -> list[dict[str, Any]]:
+def _storage_env(storage_account: object | None, *, blob_model: bool) -> list[dict[str, Any]]:
+    """The Blob account for the payloads' SDK clients, and for the model streamer."""
+    if storage_account is None:
+        return []
+    names = (STORAGE_ACCOUNT_ENV, STREAMER_ACCOUNT_ENV) if blob_model else (STORAGE_ACCOUNT_ENV,)
+    return [{"name": name, "value": storage_account} for name in names]
+
+
+def _env(spec: WorkloadSpec, *, code: bool, hf_token: bool) -> list[dict[str, Any]]:
     env: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in spec.env]
     if code:
         env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
-    if storage_account is not None:
-        env.append({"name": STORAGE_ACCOUNT_ENV, "value": storage_account})
     if hf_token:
         env.append(
             {
@@ -211,16 +265,18 @@ def _pod_template(
     files: Mapping[str, str],
     hf_token: bool,
     storage_account: object | None,
+    blob_model: bool,
+    elastic: bool,
     node_selector: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    env = _env(spec, code=config_map is not None, hf_token=hf_token)
+    env += _storage_env(storage_account, blob_model=blob_model)
     main: dict[str, Any] = {
         "name": container,
         "image": RAY_IMAGE,
         "imagePullPolicy": "IfNotPresent",
         "resources": _resources(pod),
-        "env": _env(
-            spec, code=config_map is not None, hf_token=hf_token, storage_account=storage_account
-        ),
+        "env": env,
     }
     if ports:
         main["ports"] = [{"name": name, "containerPort": port} for name, port in ports]
@@ -230,6 +286,8 @@ def _pod_template(
     }
     if node_selector:
         pod_spec["nodeSelector"] = dict(node_selector)
+    if elastic:
+        pod_spec["schedulingGates"] = [{"name": ELASTIC_JOB_GATE}]
     if config_map is not None:
         main["volumeMounts"] = [
             {"name": PAYLOAD_VOLUME, "mountPath": PAYLOAD_MOUNT, "readOnly": True}
@@ -285,14 +343,20 @@ def ray_cluster_spec(
             files=files,
             hf_token=hf_token,
             storage_account=storage_account,
+            blob_model=workload.model_source == "blob",
+            elastic=workload.elastic,
             node_selector=node_selector,
         )
 
-    return {
+    cluster: dict[str, Any] = {
         "rayVersion": RAY_VERSION,
         "authOptions": dict(RAY_AUTH_OPTIONS),
-        # Kueue admits a fixed shape; autoscaling is for elastic jobs only.
-        "enableInTreeAutoscaling": False,
+        # A fixed shape unless elastic: then Kueue admits each step as a workload slice.
+        "enableInTreeAutoscaling": workload.elastic,
+    }
+    if workload.elastic:
+        cluster["autoscalerOptions"] = autoscaler_options()
+    return cluster | {
         "headGroupSpec": {
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
             # the workers.
@@ -317,13 +381,25 @@ def ray_cluster_spec(
     }
 
 
+def autoscaler_options() -> dict[str, Any]:
+    """The Ray autoscaler sidecar: KubeRay's default size, written out (Kueue counts it)."""
+    size = _resources(AUTOSCALER_RESOURCES)
+    size["limits"]["cpu"] = AUTOSCALER_RESOURCES.cpu
+    return {
+        "upscalingMode": "Default",
+        "idleTimeoutSeconds": AUTOSCALER_IDLE_TIMEOUT_S,
+        "resources": size,
+    }
+
+
 def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str, Any]:
-    """A fixed-size group of one-host workers: the shape Kueue admitted never changes."""
+    """A group of one-host workers: fixed (the shape Kueue admitted never changes), or elastic
+    from `replicas` (the minimum) up to `max_replicas`."""
     return {
         "groupName": group.name,
         "replicas": group.replicas,
         "minReplicas": group.replicas,
-        "maxReplicas": group.replicas,
+        "maxReplicas": group.max_replicas or group.replicas,
         "numOfHosts": 1,
         "rayStartParams": dict(_METRICS_START_PARAMS),
         "template": template,

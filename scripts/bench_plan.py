@@ -82,6 +82,8 @@ def generate_stack(teams: int) -> dict[str, Any]:
         for index, name in enumerate(WORKLOADS)
     }
     workloads["qwen-lora"]["workers"] = 4
+    # The endpoint downloads its model: no model-stage run to plan (and warn about) here.
+    workloads["llm-serve"]["modelSource"] = "huggingface"
     # The endpoint's team never borrows: a reclaimed RayService would keep its GPUs.
     serving = workloads["llm-serve"]["team"]
     for department in departments:

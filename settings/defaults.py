@@ -7,7 +7,10 @@ rule, named here so the table is complete:
 - a team's `namespace` and `localQueue` default to the team's name;
 - a workload's `priority` defaults to its spec's `default_priority` (workloads/*/spec.py), its
   `workers` to the replicas of its spec's worker groups;
-- a team's `queueingStrategy` defaults to `scheduling.queueingStrategy`.
+- a team's `queueingStrategy` defaults to `scheduling.queueingStrategy`;
+- a workload's `modelSource` defaults to `blob` where `storage.enabled` is true, else
+  `huggingface` (DEFAULT_MODEL_SOURCE_*); its `maxReplicas` / `maxWorkers` to its minimum (a
+  fixed size).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from settings.model import (
     DeployerPrincipalType,
     GpuDriver,
     MaintenanceWindow,
+    ModelSource,
     QueueingStrategy,
     SystemPool,
 )
@@ -74,6 +78,10 @@ DEFAULT_REQUEUE_LIMIT: Final = 3
 DEFAULT_WORKLOAD_ENABLED: Final = False
 DEFAULT_LORA_ADAPTER: Final = True  # payloads whose spec accepts `loraAdapter`
 DEFAULT_RUN: Final = ""  # no run yet: an enabled RayJob is staged
+DEFAULT_MODEL_SOURCE_WITH_STORAGE: Final[ModelSource] = "blob"  # streamed from model-stage's copy
+DEFAULT_MODEL_SOURCE_WITHOUT_STORAGE: Final[ModelSource] = "huggingface"
+DEFAULT_MODEL_REVISION: Final = "main"  # model-stage's `revision`: pin a commit to fix the copy
+DEFAULT_MIN_WORKERS: Final = 1  # llm-serve `minReplicas`, vllm-batch `minWorkers`
 
 # operators
 DEFAULT_OPERATORS_INSTALL: Final = True

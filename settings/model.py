@@ -28,6 +28,10 @@ DEPLOYER_PRINCIPAL_TYPES: Final[tuple[DeployerPrincipalType, ...]] = (
     "ServicePrincipal",
     "None",
 )
+# Where vllm-batch and llm-serve load the base model from: the Hub at every start, or the copy
+# model-stage put in Blob, streamed to the GPUs (Run:ai Model Streamer).
+ModelSource = Literal["huggingface", "blob"]
+MODEL_SOURCES: Final[tuple[ModelSource, ...]] = ("huggingface", "blob")
 QueueingStrategy = Literal["BestEffortFIFO", "StrictFIFO"]
 QUEUEING_STRATEGIES: Final[tuple[QueueingStrategy, ...]] = ("BestEffortFIFO", "StrictFIFO")
 
@@ -229,6 +233,21 @@ class WorkloadSettings:
     # but not submitted yet ("staged") — its inputs must be in Blob first; a new value submits a
     # new run. A RayService has no runs: it is deployed whenever it is enabled.
     run: str
+    # `modelSource` (vllm-batch, llm-serve); "huggingface" for payloads without the option.
+    model_source: ModelSource = "huggingface"
+    # The staged model's revision: `workloads.model-stage.revision`, the same for every workload
+    # (model-stage writes that copy, the others stream it).
+    model_revision: str = "main"
+    # GPU workers of an elastic payload (llm-serve: `minReplicas`/`maxReplicas`, one Serve
+    # replica per GPU worker; vllm-batch: `minWorkers`/`maxWorkers`); None for the others.
+    min_workers: int | None = None
+    max_workers: int | None = None
+
+    @property
+    def elastic(self) -> bool:
+        """Grows and shrinks between min_workers and max_workers (the Ray autoscaler, Kueue
+        workload slices); False for a fixed gang."""
+        return (self.max_workers or 0) > (self.min_workers or 0)
 
     @property
     def staged(self) -> bool:

@@ -1,14 +1,30 @@
-"""`workloads`: per payload of the catalog, whether it runs, for which team, at which priority."""
+"""`workloads`: per payload of the catalog, whether it runs, for which team, at which priority,
+where its base model comes from and between how many GPU workers it may scale."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from typing import Final
 
 from catalog.priorities import PRIORITY_CLASSES
-from settings.defaults import DEFAULT_LORA_ADAPTER, DEFAULT_RUN, DEFAULT_WORKLOAD_ENABLED
+from settings.defaults import (
+    DEFAULT_LORA_ADAPTER,
+    DEFAULT_MIN_WORKERS,
+    DEFAULT_MODEL_REVISION,
+    DEFAULT_MODEL_SOURCE_WITH_STORAGE,
+    DEFAULT_MODEL_SOURCE_WITHOUT_STORAGE,
+    DEFAULT_RUN,
+    DEFAULT_WORKLOAD_ENABLED,
+)
 from settings.errors import Problem
-from settings.model import SchedulingSettings, StorageSettings, WorkloadSettings
+from settings.model import (
+    MODEL_SOURCES,
+    ModelSource,
+    SchedulingSettings,
+    StorageSettings,
+    WorkloadSettings,
+)
 from settings.quotas import MAX_GPUS
 from settings.reader import Section, choices_text, join
 from workloads.catalog import WORKLOADS
@@ -16,6 +32,11 @@ from workloads.spec import WorkloadSpec
 
 WORKLOAD_KEYS: Final = tuple(WORKLOADS)
 _RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}\Z")
+# A model repository's branch, tag or commit: one Blob path segment.
+_REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
+# The (minimum, maximum) keys of an elastic payload: Serve replicas or batch GPU workers.
+SCALE_KEYS: Final = (("minReplicas", "maxReplicas"), ("minWorkers", "maxWorkers"))
+STAGING_WORKLOAD: Final = "model-stage"
 
 
 def parse_workloads(
@@ -26,7 +47,10 @@ def parse_workloads(
 ) -> tuple[WorkloadSettings, ...]:
     section = raw or Section({}, "workloads", problems, WORKLOAD_KEYS)
     teams = {team.name for team in scheduling.teams}
-    return tuple(_workload(section, spec, teams, storage) for spec in WORKLOADS.values())
+    parsed = tuple(_workload(section, spec, teams, storage) for spec in WORKLOADS.values())
+    # One revision for the copy model-stage writes and every workload that streams it.
+    revision = next(w.model_revision for w in parsed if w.name == STAGING_WORKLOAD)
+    return tuple(dataclasses.replace(w, model_revision=revision) for w in parsed)
 
 
 def _workload(
@@ -37,6 +61,9 @@ def _workload(
         spec.name, ("enabled", "team", "priority", *runs, *sorted(spec.options))
     )
     takes_adapter = "loraAdapter" in spec.options
+    default_source = _default_model_source(spec, storage)
+    scale = _scale_keys(spec)
+    fixed = (DEFAULT_MIN_WORKERS, DEFAULT_MIN_WORKERS) if scale else (None, None)
     if entry is None:
         return WorkloadSettings(
             name=spec.name,
@@ -46,16 +73,66 @@ def _workload(
             workers=None,
             lora_adapter=takes_adapter and DEFAULT_LORA_ADAPTER,
             run=DEFAULT_RUN,
+            model_source=default_source,
+            min_workers=fixed[0],
+            max_workers=fixed[1],
         )
     enabled = entry.boolean("enabled", DEFAULT_WORKLOAD_ENABLED)
     team = _team(entry, teams, required=enabled)
     priority = _priority(entry, spec)
     workers = _workers(entry, spec)
     lora_adapter = takes_adapter and entry.boolean("loraAdapter", DEFAULT_LORA_ADAPTER)
+    model_source = (
+        entry.literal("modelSource", MODEL_SOURCES, default_source)
+        if "modelSource" in spec.options
+        else default_source
+    )
     if enabled:
-        _check_blob_containers(entry, spec, lora_adapter, storage)
+        _check_blob_containers(entry, spec, lora_adapter, model_source == "blob", storage)
     run = _run_label(entry) if runs else DEFAULT_RUN
-    return WorkloadSettings(spec.name, enabled, team, priority, workers, lora_adapter, run)
+    low, high = _scale(entry, scale) if scale else fixed
+    return WorkloadSettings(
+        spec.name, enabled, team, priority, workers, lora_adapter, run,
+        model_source=model_source,
+        model_revision=_revision(entry) if "revision" in spec.options else DEFAULT_MODEL_REVISION,
+        min_workers=low,
+        max_workers=high,
+    )  # fmt: skip
+
+
+def _default_model_source(spec: WorkloadSpec, storage: StorageSettings) -> ModelSource:
+    if "modelSource" in spec.options and storage.enabled:
+        return DEFAULT_MODEL_SOURCE_WITH_STORAGE
+    return DEFAULT_MODEL_SOURCE_WITHOUT_STORAGE
+
+
+def _scale_keys(spec: WorkloadSpec) -> tuple[str, str] | None:
+    return next((keys for keys in SCALE_KEYS if keys[0] in spec.options), None)
+
+
+def _scale(entry: Section, keys: tuple[str, str]) -> tuple[int, int]:
+    """(minimum, maximum) GPU workers: the maximum defaults to the minimum, never below it."""
+    low_key, high_key = keys
+    low = entry.integer(low_key, DEFAULT_MIN_WORKERS, minimum=1, maximum=MAX_GPUS)
+    high = entry.integer(high_key, low, minimum=1, maximum=MAX_GPUS)
+    if high < low:
+        entry.problem(
+            join(entry.path, high_key),
+            f"is {high}, below {low_key} ({low}): set it to {low} or more "
+            f"(equal to {low_key} for a fixed size)",
+        )
+        return low, low
+    return low, high
+
+
+def _revision(entry: Section) -> str:
+    return entry.string(
+        "revision",
+        DEFAULT_MODEL_REVISION,
+        pattern=_REVISION,
+        hint="a branch, tag or commit of the model repository (letters, digits, '.', '_', '-'), "
+        "e.g. main or a 40-character commit hash",
+    )
 
 
 def _team(entry: Section, teams: set[str], *, required: bool) -> str:
@@ -90,17 +167,22 @@ def _workers(entry: Section, spec: WorkloadSpec) -> int | None:
 
 
 def _check_blob_containers(
-    entry: Section, spec: WorkloadSpec, lora_adapter: bool, storage: StorageSettings
+    entry: Section,
+    spec: WorkloadSpec,
+    lora_adapter: bool,
+    blob_model: bool,
+    storage: StorageSettings,
 ) -> None:
     """An enabled workload that reads or writes Blob needs storage and its containers."""
-    containers = spec.containers_for(lora_adapter=lora_adapter)
+    containers = spec.containers_for(lora_adapter=lora_adapter, blob_model=blob_model)
     if not containers:
         return
-    adapter_hint = (
-        ", or set loraAdapter: false to serve the base model only"
-        if lora_adapter and not spec.containers
-        else ""
-    )
+    hints = []
+    if lora_adapter and not spec.containers:
+        hints.append("set loraAdapter: false to serve the base model only")
+    if blob_model and not spec.containers:
+        hints.append("set modelSource: huggingface")
+    adapter_hint = f", or {' and '.join(hints)}" if hints else ""
     path = join(entry.path, "enabled")
     if not storage.enabled:
         entry.problem(

@@ -321,6 +321,8 @@ def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, met
     expected["manageJobsWithoutQueueName"] = False  # only labelled jobs are Kueue's
     # Kueue's pod-readiness wait, written out (tests/test_pods_ready.py)
     expected["waitForPodsReady"] = kueue_pods_ready(planned(stack).settings.scheduling.pods_ready)
+    # workload slices for the elastic endpoint and batch inference
+    expected["featureGates"] = {"ElasticJobsViaWorkloadSlices": True}
     if metrics:
         expected["metrics"]["enableClusterQueueResources"] = True
     assert kueue_config(planned(stack)) == expected

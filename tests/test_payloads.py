@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -21,6 +21,7 @@ from tests.support.harness import planned
 from workloads.aurora_finetune import main as aurora
 from workloads.common import blob
 from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL
+from workloads.model_stage import main as model_stage
 from workloads.qwen_lora import launch
 from workloads.qwen_lora import main as qwen
 from workloads.vllm_batch import main as vllm
@@ -53,9 +54,9 @@ class FakeContainer:
     def download_blob(self, blob: str) -> _Download:
         return _Download(self.blobs[blob])
 
-    def upload_blob(self, name: str, data: bytes, overwrite: bool = False) -> None:
+    def upload_blob(self, name: str, data: bytes | IO[bytes], overwrite: bool = False) -> None:
         assert overwrite
-        self.blobs[name] = data
+        self.blobs[name] = data if isinstance(data, bytes) else data.read()
 
 
 # --------------------------------------------------------------------------------------------
@@ -66,13 +67,14 @@ PARSERS = {
     "workloads.aurora_finetune.main": aurora.parse_args,
     "workloads.qwen_lora.main": qwen.parse_args,
     "workloads.vllm_batch.main": vllm.parse_args,
+    "workloads.model_stage.main": model_stage.parse_args,
 }
 
 
 @pytest.mark.parametrize("stack", ["dev+run", "prod+run"])
 def test_every_entrypoint_parses_with_its_payload(stack: str) -> None:
     jobs = planned(stack).by_type("kubernetes:ray.io/v1:RayJob")
-    assert len(jobs) == 3
+    assert len(jobs) == 4
     for job in jobs:
         command = shlex.split(job.inputs["spec"]["entrypoint"])
         options: Any = PARSERS[command[2]](command[3:])
@@ -81,6 +83,11 @@ def test_every_entrypoint_parses_with_its_payload(stack: str) -> None:
     workers = qwen_job.inputs["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["replicas"]
     options = qwen.parse_args(shlex.split(qwen_job.inputs["spec"]["entrypoint"])[3:])
     assert options.workers == workers == len(launch.worker_bundles(options.workers))
+    # vllm-batch's engine pool spans exactly the GPU workers the Ray autoscaler may run.
+    batch_job = next(j for j in jobs if "vllm-batch" in j.name)
+    group = batch_job.inputs["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
+    batch = vllm.parse_args(shlex.split(batch_job.inputs["spec"]["entrypoint"])[3:])
+    assert (batch.min_workers, batch.max_workers) == (group["minReplicas"], group["maxReplicas"])
 
 
 @pytest.mark.parametrize(
@@ -342,3 +349,27 @@ def test_llm_config_needs_an_account_only_for_the_adapter() -> None:
     assert "lora_config" not in base
     with pytest.raises(ValueError, match="storage account"):
         ray.llm_config(lora_adapter=True, storage_account=None)
+
+
+def test_batch_streams_the_staged_model_and_reads_its_tokenizer_from_blob() -> None:
+    options = vllm.parse_args(["--run-id", "r", "--model-blob-path", "/hf/org/m/main/"])
+    config = vllm.processor_config(options, "acct")
+    assert config["model_source"] == "az://models/hf/org/m/main"
+    assert config["engine_kwargs"]["load_format"] == "runai_streamer"
+    assert config["engine_kwargs"]["model_loader_extra_config"] == {"memory_limit": 8 * 2**30}
+    tokenizer = "azure://models@acct.blob.core.windows.net/hf/org/m/main"
+    for stage in ("chat_template_stage", "tokenize_stage", "detokenize_stage"):
+        assert config[stage] == {"model_source": tokenizer}
+    hub = vllm.processor_config(vllm.parse_args(["--run-id", "r"]), "acct")
+    assert hub["model_source"] == BASE_MODEL
+    assert "load_format" not in hub["engine_kwargs"]
+    assert "tokenize_stage" not in hub
+
+
+def test_batch_engine_pool_autoscales_between_min_and_max_workers() -> None:
+    fixed = vllm.parse_args(["--run-id", "r", "--min-workers", "2", "--max-workers", "2"])
+    assert vllm.processor_config(fixed, "a")["concurrency"] == 2
+    elastic = vllm.parse_args(["--run-id", "r", "--min-workers", "1", "--max-workers", "4"])
+    assert vllm.processor_config(elastic, "a")["concurrency"] == (1, 4)
+    with pytest.raises(ValueError, match="below --min-workers"):
+        vllm.parse_args(["--run-id", "r", "--min-workers", "3", "--max-workers", "2"])

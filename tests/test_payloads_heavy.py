@@ -13,7 +13,7 @@ import io
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import pytest
 
@@ -53,8 +53,22 @@ class FakeContainer:
     def download_blob(self, blob: str) -> _Download:
         return _Download(self.blobs[blob])
 
-    def upload_blob(self, name: str, data: bytes, overwrite: bool = False) -> None:
-        self.blobs[name] = data
+    def upload_blob(self, name: str, data: bytes | IO[bytes], overwrite: bool = False) -> None:
+        self.blobs[name] = data if isinstance(data, bytes) else data.read()
+
+
+@dataclasses.dataclass
+class _SizedItem:
+    name: str
+    size: int
+
+
+class SizedContainer(FakeContainer):
+    """Listing with sizes, as Azure's BlobProperties have them."""
+
+    def list_blobs(self, name_starts_with: str | None = None) -> list[_SizedItem]:  # type: ignore[override]
+        prefix = name_starts_with or ""
+        return [_SizedItem(n, len(d)) for n, d in self.blobs.items() if n.startswith(prefix)]
 
 
 # --------------------------------------------------------------------------------------------
@@ -138,22 +152,59 @@ def test_ray_version_matches_the_image() -> None:
     assert f":{RAY_VERSION}-" in RAY_IMAGE
 
 
-@pytest.mark.parametrize("lora", [True, False])
-def test_serve_llm_configs_validate_with_rays_llm_config(lora: bool) -> None:
+STAGED = "hf/Qwen/Qwen2.5-7B-Instruct/main"
+
+
+@pytest.mark.parametrize(
+    ("lora", "blob", "replicas"),
+    [(True, True, (2, 8)), (False, False, (1, 1)), (True, False, (3, 3)), (False, True, (1, 4))],
+)
+def test_serve_llm_configs_validate_with_rays_llm_config(
+    lora: bool, blob: bool, replicas: tuple[int, int]
+) -> None:
     # The public `ray.serve.llm.LLMConfig` is this class; its module path avoids importing
     # vLLM, which the config model does not need.
+    from ray.llm._internal.common.utils.cloud_utils import is_remote_path
+    from ray.llm._internal.common.utils.download_utils import STREAMING_LOAD_FORMATS
     from ray.llm._internal.serve.core.configs.llm_config import LLMConfig
+    from ray.serve.schema import ServeDeploySchema
 
-    config = ray.serve_config(lora_adapter=lora, storage_account="acct", requirements=["x==1"])
+    config = ray.serve_config(
+        lora_adapter=lora,
+        storage_account="acct",
+        requirements=["x==1"],
+        model_blob_path=STAGED if blob else None,
+        replicas=replicas,
+    )
+    ServeDeploySchema.model_validate(config)  # Serve's own schema of the whole config
     (app,) = config["applications"]
     (raw,) = app["args"]["llm_configs"]
-    parsed = LLMConfig.model_validate(raw)
+    parsed = LLMConfig.model_validate(raw)  # its validator checks deployment_config too
     assert parsed.model_id == ray.SERVE_MODEL_ID
     if lora:
         assert parsed.lora_config is not None
         assert parsed.lora_config.dynamic_lora_loading_path == ray.adapter_uri("acct")
     else:
         assert parsed.lora_config is None
+    source = parsed.model_loading_config.model_source
+    if blob:
+        # Ray hands an az:// source to vLLM unchanged (not a mirror it downloads), and loads
+        # nothing itself for a streaming format.
+        assert source == f"az://models/{STAGED}"
+        assert not is_remote_path(source)
+        assert parsed.engine_kwargs["load_format"] in STREAMING_LOAD_FORMATS
+    else:
+        assert source == "Qwen/Qwen2.5-7B-Instruct"
+    scaling = parsed.deployment_config.get("autoscaling_config")
+    if replicas[1] > replicas[0]:
+        from ray.serve.config import AutoscalingConfig
+
+        parsed_scaling = AutoscalingConfig.model_validate(scaling)
+        assert (parsed_scaling.min_replicas, parsed_scaling.max_replicas) == replicas
+        assert parsed_scaling.target_ongoing_requests == ray.TARGET_ONGOING_REQUESTS
+    else:
+        assert scaling is None
+        assert parsed.deployment_config["num_replicas"] == replicas[0]
 
 
 def test_batch_processor_config_validates_with_ray_data_llm() -> None:
@@ -187,16 +238,82 @@ def test_the_vllm_engine_check_reserves_what_ray_datas_engine_stage_asks_for(
     monkeypatch.setattr(vllm_engine_proc.ray, "init", lambda **_: None)
     monkeypatch.setattr(vllm_engine_proc, "download_model_files", lambda **_: str(tmp_path))
     monkeypatch.setattr(vllm_engine_proc, "get_or_create_telemetry_agent", _NoTelemetry)
-    for concurrency in ("1", "3"):
-        options = vllm.parse_args(["--run-id", "r", "--concurrency", concurrency])
+    for low, high in ((1, 1), (1, 3)):
+        options = vllm.parse_args(
+            ["--run-id", "r", "--min-workers", str(low), "--max-workers", str(high)]
+        )
         config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
         stage = build_processor(config).get_stage_by_name("vLLMEngineStage")
         kwargs = stage.map_batches_kwargs
         (bundle,) = vllm.engine_bundles(options)
         assert kwargs["compute"].min_size == len(vllm.engine_bundles(options)) == 1
-        assert kwargs["compute"].max_size == options.concurrency
+        assert kwargs["compute"].max_size == high
         assert kwargs["num_gpus"] == bundle["GPU"] == 1
         assert "num_cpus" not in kwargs and "CPU" not in bundle
+
+
+def test_streaming_elastic_batch_config_validates_with_ray_data_llm() -> None:
+    from ray.data.llm import vLLMEngineProcessorConfig
+    from ray.llm._internal.batch.stages.configs import (
+        ChatTemplateStageConfig,
+        TokenizerStageConfig,
+        resolve_stage_config,
+    )
+
+    argv = ["--run-id", "r", "--model-blob-path", STAGED, "--min-workers", "1"]
+    options = vllm.parse_args([*argv, "--max-workers", "4"])
+    config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
+    assert config.model_source == f"az://models/{STAGED}"
+    assert tuple(config.concurrency) == (1, 4)  # an autoscaling engine pool
+    assert config.engine_kwargs["load_format"] == "runai_streamer"
+    tokenizer = f"azure://models@acct.blob.core.windows.net/{STAGED}"
+    for stage, kind in (
+        (config.chat_template_stage, ChatTemplateStageConfig),
+        (config.tokenize_stage, TokenizerStageConfig),
+    ):
+        resolved = resolve_stage_config(stage, kind, {"model_source": config.model_source})
+        assert resolved.enabled is True
+        assert resolved.model_source == tokenizer  # Ray's own azure:// reader, on CPU
+
+
+# --------------------------------------------------------------------------------------------
+# model-stage on a small local model: real safetensors files, no network
+# --------------------------------------------------------------------------------------------
+
+
+def test_model_stage_copies_a_small_safetensors_model_that_reads_back_whole(
+    tmp_path: Path,
+) -> None:
+    import numpy as np
+    from safetensors.numpy import load, save_file
+
+    from workloads.model_stage import main as model_stage
+
+    weights = {"embed.weight": np.arange(24, dtype=np.float32).reshape(4, 6)}
+    save_file(weights, str(tmp_path / "model.safetensors"))
+    (tmp_path / "config.json").write_text(json.dumps({"architectures": ["TinyForCausalLM"]}))
+    (tmp_path / "tokenizer.json").write_text("{}")
+    (tmp_path / "README.md").write_text("# tiny")
+    client = SizedContainer()
+    prefix = "hf/org/tiny/main"
+    result = model_stage.stage(
+        lambda: model_stage.DirectorySource(tmp_path, commit="c0ffee"),
+        client,
+        model="org/tiny",
+        revision="main",
+        prefix=prefix,
+    )
+    assert result.copied == ("config.json", "model.safetensors", "tokenizer.json")
+    copied = load(client.blobs[f"{prefix}/model.safetensors"])
+    assert np.array_equal(copied["embed.weight"], weights["embed.weight"])
+    again = model_stage.stage(
+        lambda: pytest.fail("a complete copy must not ask the source"),
+        client,
+        model="org/tiny",
+        revision="main",
+        prefix=prefix,
+    )
+    assert again.skipped is True
 
 
 # --------------------------------------------------------------------------------------------

@@ -157,6 +157,21 @@ def test_a_job_on_nodes_that_never_come_gives_its_quota_back(stack: str) -> None
     assert "deactivated after 3 requeues as on AKS" in " ".join(result["notes"])
 
 
+@pytest.mark.parametrize("stack", ["dev", "prod", "kai-demo", "kueue-team-queues"])
+def test_the_endpoint_scales_up_and_back_in_workload_slices(stack: str) -> None:
+    result = rehearsal(stack)["endpoint-scales"]
+    assert result["applicable"] is True
+    assert broken(result) == []
+    # The minimum's slice, then the scaled one: admitted twice, the first replaced.
+    assert len(events(result, "llm-serve", "admitted")) >= 2
+    finished = events(result, "llm-serve", "finished")
+    assert any("WorkloadSliceReplaced" in e["detail"] for e in finished)
+    assert len(events(result, "llm-serve", "autoscaler")) >= 2
+    assert not [e for e in result["events"] if e["what"] == "evicted"]
+    if stack == "prod":  # serving holds 8 of the pool's 32 A100s: the ninth worker waited
+        assert events(result, "llm-serve", "pending")
+
+
 @pytest.fixture(scope="module")
 def own_cluster() -> Any:
     """A rig started apart from the rehearsal, standing in for a cluster the user runs."""

@@ -126,7 +126,11 @@ def test_kueue_runs_with_the_platform_configuration_on_loopback(tmp_path: Path) 
     assert config["webhook"] == {"port": 9443, "host": "127.0.0.1", "certDir": str(tmp_path)}
     assert config["internalCertManagement"] == {"enable": False}
     assert config["leaderElection"] == {"leaderElect": False}
-    assert config["featureGates"]["VisibilityOnDemand"] is False
+    # The platform's gates (elastic workloads) stay; the rig only turns the visibility API off.
+    assert config["featureGates"] == {
+        "ElasticJobsViaWorkloadSlices": True,
+        "VisibilityOnDemand": False,
+    }
 
 
 def test_the_rehearsal_stack_keeps_the_organisation_and_replaces_azure() -> None:
@@ -297,7 +301,7 @@ def test_the_node_scenarios_train_a_gang_the_team_is_admitted(
 
 
 def test_every_scenario_name_the_cli_offers_has_its_scenario() -> None:
+    from aksray.rehearse.playbook import SCENARIOS
     from aksray.rehearse.scenario_names import SCENARIO_NAMES
-    from aksray.rehearse.scenarios import SCENARIOS
 
     assert tuple(SCENARIOS) == SCENARIO_NAMES

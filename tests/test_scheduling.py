@@ -135,7 +135,7 @@ def test_gpu_flavor_cpu_and_memory_default_to_the_gpu_share() -> None:
     team = settings.scheduling.team("team-a")
     # a100: {gpu: 5} on Standard_NC24ads_A100_v4 (1 GPU per node)
     assert effective_quota(team, "a100", settings) == Amounts(5 * 23660, 5 * 220130 * MIB, 5)
-    assert effective_quota(team, "cpu", settings) == Amounts(8000, 32 * GIB, 0)
+    assert effective_quota(team, "cpu", settings) == Amounts(10000, 40 * GIB, 0)
 
 
 def test_limits_take_the_gpu_share_and_lending_never_exceeds_the_quota() -> None:
@@ -469,10 +469,10 @@ def test_two_resource_groups_would_give_a_gpu_pod_two_pools() -> None:
 def test_a_head_can_fall_back_to_a_gpu_flavor_unless_it_selects_the_cpu_pool() -> None:
     settings = settings_of("dev")
     queue = cluster_queue(settings.scheduling.team("team-a"), settings)
-    too_many_heads = totals(PodShape(cpu="2", memory="8Gi"), 5)  # 10 CPU > cpu quota of 8
+    too_many_heads = totals(PodShape(cpu="2", memory="8Gi"), 6)  # 12 CPU > cpu quota of 10
     assert assign_flavor(too_many_heads, queue) == "a100"
     flavors = {f["metadata"]["name"]: f for f in resource_flavors(settings.cluster)}
-    pinned = PodSet("head", 5, pod(PodShape(cpu="2", memory="8Gi")), {POOL_LABEL_KEY: "cpu"})
+    pinned = PodSet("head", 6, pod(PodShape(cpu="2", memory="8Gi")), {POOL_LABEL_KEY: "cpu"})
     with pytest.raises(Inadmissible):
         assign_pod_sets([pinned], queue, resource_flavors=flavors)
 

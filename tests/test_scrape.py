@@ -199,7 +199,8 @@ def test_ray_target_selects_every_ray_pod_of_the_stack_on_its_metrics_port() -> 
     assert scrape["spec"]["podTargetLabels"] == [WORKLOAD_LABEL, TEAM_LABEL]
     assert endpoint(scrape)["port"] == METRICS_PORT_NAME
     pods = list(_ray_pod_templates(result))
-    assert len(pods) == 8  # a head and a worker group for each of the four workloads
+    # a head and a worker group for each of the four workloads, and model-stage's head alone
+    assert len(pods) == 9
     for start_params, pod in pods:
         assert WORKLOAD_LABEL in pod["metadata"]["labels"]
         (container,) = pod["spec"]["containers"]

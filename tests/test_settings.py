@@ -351,14 +351,18 @@ def test_valid_stacks_parse_to_the_documented_model() -> None:
     team = settings.scheduling.team("team-a")
     assert team.namespace == "team-a" and team.local_queue == "team-a"
     assert team.quota["a100"].gpu == 5 and team.quota["a100"].cpu_millis is None
-    assert team.quota["cpu"].cpu_millis == 8000
-    assert team.quota["cpu"].memory_bytes == 32 * 1024**3
+    assert team.quota["cpu"].cpu_millis == 10000
+    assert team.quota["cpu"].memory_bytes == 40 * 1024**3
     # The endpoint ships off in dev (it would hold a GPU node while up); the jobs are staged.
     assert {w.name for w in settings.enabled_workloads} == {
         "aurora-finetune",
         "qwen-lora",
         "vllm-batch",
+        "model-stage",
     }
+    # With storage on, the base model streams from the copy model-stage makes.
+    streaming = {w.name: w.model_source for w in settings.workloads if w.model_source == "blob"}
+    assert streaming == {"vllm-batch": "blob", "llm-serve": "blob"}
     assert all(w.staged for w in settings.enabled_workloads)
     assert next(w for w in settings.workloads if w.name == "qwen-lora").workers == 4
 

@@ -64,7 +64,7 @@ def test_dev_queues() -> None:
             "flavors": [
                 {
                     "flavor": "cpu",
-                    "nominal": {"cpu": "8", "memory": "32Gi", "gpu": 0},
+                    "nominal": {"cpu": "10", "memory": "40Gi", "gpu": 0},
                     "borrowingLimit": {"gpu": 0},  # the CPU flavor never borrows GPUs
                     "lendingLimit": None,
                 },
@@ -126,6 +126,9 @@ def test_dev_workloads() -> None:
             "priorityValue": value,
             "gangPods": 1 + workers,
             "gangGpus": workers,
+            "elastic": False,
+            "maxGpus": workers,
+            "maxAdmissibleWorkers": None,
             # dev stages its jobs (no `run` yet); the endpoint is deployed.
             "status": "staged" if kind == "RayJob" else "deployed",
             "admissible": True,
@@ -135,11 +138,22 @@ def test_dev_workloads() -> None:
             ],
         }
 
-    # dev ships its endpoint off: only the three (staged) jobs are planned.
+    batch = workload("vllm-batch", "RayJob", "train", 50, 1)
+    # elastic (1..2 GPU workers): its head carries the Ray autoscaler, 500m / 512Mi more
+    batch["podSets"][0] = head | {"requests": {"gpu": 0, "cpu": "2500m", "memory": "8704Mi"}}
+    batch |= {"elastic": True, "maxGpus": 2}  # minWorkers 1, maxWorkers 2: both admissible
+    stage = workload("model-stage", "RayJob", "train", 50, 0)
+    small_head = head | {
+        "requests": {"gpu": 0, "cpu": "1", "memory": "4Gi"},
+        "podsPerNode": {"cpu": 6},  # 7820m / 1000m and 27618Mi / 4Gi
+    }
+    stage["podSets"] = [small_head]  # a copy on the head: no GPU worker
+    # dev ships its endpoint off: only the (staged) jobs are planned.
     assert _dev_summary()["workloads"] == [
         workload("aurora-finetune", "RayJob", "train", 50, 1),
         workload("qwen-lora", "RayJob", "train", 50, 4),
-        workload("vllm-batch", "RayJob", "train", 50, 1),
+        batch,
+        stage,
     ]
 
 

@@ -7,12 +7,13 @@ from typing import Final
 
 from workloads.aurora_finetune.spec import SPEC as AURORA_FINETUNE
 from workloads.llm_serve.spec import SPEC as LLM_SERVE
+from workloads.model_stage.spec import SPEC as MODEL_STAGE
 from workloads.qwen_lora.spec import SPEC as QWEN_LORA
 from workloads.spec import WorkloadSpec
 from workloads.vllm_batch.spec import SPEC as VLLM_BATCH
 
 WORKLOADS: Final[dict[str, WorkloadSpec]] = {
-    spec.name: spec for spec in (AURORA_FINETUNE, QWEN_LORA, VLLM_BATCH, LLM_SERVE)
+    spec.name: spec for spec in (AURORA_FINETUNE, QWEN_LORA, VLLM_BATCH, LLM_SERVE, MODEL_STAGE)
 }
 
 ROOT: Final = Path(__file__).resolve().parent

@@ -24,8 +24,11 @@ class PodShape:
 @dataclass(frozen=True)
 class WorkerGroup:
     name: str
-    replicas: int  # fixed: minReplicas == maxReplicas == replicas (gangs never autoscale)
+    replicas: int  # the gang Kueue admits first (minReplicas); a fixed group never changes
     pod: PodShape
+    # Elastic groups only: the Ray autoscaler may grow the group up to this many pods, each
+    # step admitted by Kueue as a workload slice. None: fixed (maxReplicas == replicas).
+    max_replicas: int | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,8 @@ class WorkloadSpec:
     entrypoint_module: str | None = None
     # Containers needed only while the LoRA adapter is used (`loraAdapter: true`).
     adapter_containers: tuple[str, ...] = ()
+    # Containers needed only while the base model streams from Blob (`modelSource: blob`).
+    model_containers: tuple[str, ...] = ()
     # Environment every Ray container of this workload gets (plain, non-secret values).
     env: tuple[tuple[str, str], ...] = ()
     # Payload modules from other folders under workloads/ that this payload imports.
@@ -55,7 +60,8 @@ class WorkloadSpec:
     # The RayJob object itself stays: it is a stack resource.
     ttl_seconds_after_finished: int = 60
 
-    def containers_for(self, *, lora_adapter: bool) -> tuple[str, ...]:
-        """Every Blob container the payload touches with this adapter setting."""
+    def containers_for(self, *, lora_adapter: bool, blob_model: bool = False) -> tuple[str, ...]:
+        """Every Blob container the payload touches with these settings."""
         extra = self.adapter_containers if lora_adapter else ()
-        return tuple(dict.fromkeys((*self.containers, *extra)))
+        model = self.model_containers if blob_model else ()
+        return tuple(dict.fromkeys((*self.containers, *extra, *model)))

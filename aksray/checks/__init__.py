@@ -9,8 +9,9 @@ exists for a valid configuration.
 Errors:
 - pool capacity: Σ team nominal quotas of a flavor exceed what its pool holds at maxCount
   (a warning instead with `scheduling.allowOvercommit: true`);
-- gang admission: a workload's gang fits no flavor of its team's ClusterQueue with the team's
-  nominal quota plus what it may borrow (min(borrowingLimit, what its cohort can lend));
+- gang admission: a workload's gang (an elastic workload's minimum) fits no flavor of its
+  team's ClusterQueue with the team's nominal quota plus what it may borrow
+  (min(borrowingLimit, what its cohort can lend));
 - node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
   can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
   it may get are too small;
@@ -37,7 +38,10 @@ Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
 unlimited); each role assignment an admin must grant because the stack creates none
 (`cluster.createRoleAssignments: false`); a Kubernetes version or region newer than the
-catalogues of Azure's offer, or a version past the end of life they give.
+catalogues of Azure's offer, or a version past the end of life they give; an elastic
+workload whose maximum its team's quota plus what it may borrow can never admit at once
+(its minimum is the gang checked above); a workload the stack starts that streams the base
+model from Blob while the stack does not start model-stage, which copies it there.
 """
 
 from __future__ import annotations
@@ -50,12 +54,13 @@ from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_p
 from aksray.checks.catalogues import check_catalogue_staleness
 from aksray.checks.crds import check_chart_objects_have_crds, check_objects_have_crds
 from aksray.checks.findings import Findings
-from aksray.checks.gangs import check_gang_admission
+from aksray.checks.gangs import check_gang_admission, check_maximum_admissible
 from aksray.checks.kai import (
     check_kai_never_evicts,
     check_kai_queues_unlimited,
     check_over_quota_weight,
 )
+from aksray.checks.models import check_model_staged
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
 from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
@@ -67,6 +72,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_pool_capacity,
     check_gang_admission,
     check_gang_fits_pool,
+    check_maximum_admissible,
     check_node_fit,
     check_kai_queues_unlimited,
     check_kai_never_evicts,
@@ -80,6 +86,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_over_quota_weight,
     check_role_assignments_left_to_an_admin,
     check_catalogue_staleness,
+    check_model_staged,
 )
 
 

@@ -1,4 +1,5 @@
-"""Gang admission: a workload's gang must fit one flavor of its team's ClusterQueue at once."""
+"""Gang admission: a workload's gang must fit one flavor of its team's ClusterQueue at once; an
+elastic workload's minimum is that gang, and its maximum should fit too."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.objects import flavor_entries, nominal_quota
 from catalog.quantities import GPU_RESOURCE
 from settings.model import workload_path
+from settings.workloads import SCALE_KEYS
 
 
 def check_gang_admission(plan: Plan, out: Findings) -> None:
@@ -98,3 +100,22 @@ def _short_resource(
         quota_path(settings, team, flavor, resource),
         f"{detail}: raise the team's quota (or its borrowingLimit and its cohort's lendable quota)",
     )
+
+
+def check_maximum_admissible(plan: Plan, out: Findings) -> None:
+    """An elastic workload whose maximum Kueue can never admit at once, even borrowing: the Ray
+    autoscaler could ask for GPU workers that wait forever (their pods gated, unscheduled)."""
+    for workload in plan.workloads:
+        most = workload.max_admissible_workers
+        if most is None:
+            continue
+        settings = workload.workload
+        low_key, high_key = next(k for k in SCALE_KEYS if k[0] in workload.spec.options)
+        out.warning(
+            f"{workload_path(settings.name)}.{high_key}",
+            f"{settings.name} may scale to {settings.max_workers} GPU workers "
+            f"({workload.max_gpus} GPUs), but team {workload.team.name}'s ClusterQueue can "
+            f"admit at most {most} of them at once (its quota plus what it may borrow): the "
+            f"workers above {most} would never start. Lower {high_key} to {most}, or raise the "
+            f"team's quota ({low_key} {settings.min_workers} is admissible)",
+        )

@@ -137,3 +137,26 @@ def quota_limits(cluster_queue: Mapping[str, Any]) -> QuotaLimit:
                 borrowing[key] = None if borrow is None else amount(res["name"], borrow)
                 lending[key] = None if lend is None else amount(res["name"], lend)
     return QuotaLimit(spec.get("cohortName", ""), nominal, borrowing, lending)
+
+
+def _standing(workload: Mapping[str, Any]) -> int:
+    if is_admitted(workload):
+        return 2
+    return 1 if condition_true(workload, "Finished") else 0
+
+
+def workload_by_owner(
+    workloads: Iterable[Mapping[str, Any]],
+) -> dict[tuple[str, str, str], Mapping[str, Any]]:
+    """Per Ray object, the Workload its pods run under. An elastic one has several (workload
+    slices): the admitted slice holds the pods while a bigger one waits for quota and the
+    replaced ones are finished, whatever order the API lists them in."""
+    chosen: dict[tuple[str, str, str], Mapping[str, Any]] = {}
+    for wl in workloads:
+        ref = owner(wl)
+        if ref is None:
+            continue
+        key = (wl["metadata"]["namespace"], *ref)
+        if key not in chosen or _standing(wl) > _standing(chosen[key]):
+            chosen[key] = wl
+    return chosen

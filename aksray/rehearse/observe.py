@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -101,6 +101,8 @@ class Observer:
     _unadmitted_since: dict[str, float] = field(default_factory=dict)
     # Called before every sample (the rig keeps the operator's hosts file current there).
     before_sample: list[Callable[[], None]] = field(default_factory=list)
+    # Called with every sample once checked (a scenario's own invariants).
+    after_sample: list[Callable[[Sample], None]] = field(default_factory=list)
 
     def now(self) -> float:
         return time.monotonic() - self.started
@@ -135,6 +137,8 @@ class Observer:
         )  # fmt: skip
         self._timeline(sample)
         self._check(sample)
+        for check in self.after_sample:
+            check(sample)
         self.last = sample
         return sample
 
@@ -259,19 +263,14 @@ class Observer:
 
     # -- invariants --------------------------------------------------------------------------
     def _check(self, sample: Sample) -> None:
-        admitted = {}
-        for wl in sample.workloads:
-            ref = o.owner(wl)
-            if ref is not None:
-                admitted[(wl["metadata"]["namespace"], *ref)] = wl
-        self._check_pods(sample, admitted)
+        self._check_pods(sample, o.workload_by_owner(sample.workloads))
         self._check_quota(sample)
         self._check_evictions(sample)
         for verdict in self.verdicts.values():
             verdict.checked += 1
 
     def _check_pods(
-        self, sample: Sample, by_owner: dict[tuple[str, str, str], dict[str, Any]]
+        self, sample: Sample, by_owner: Mapping[tuple[str, str, str], Mapping[str, Any]]
     ) -> None:
         seen_now: set[str] = set()
         for pod in sample.pods:

@@ -25,8 +25,10 @@ from aksray.rehearse.kube import Discovery, Kube, credentials_from_kubeconfig
 from aksray.rehearse.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
 from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
 from aksray.rehearse.operators import pods_ready_note
+from aksray.rehearse.playbook import SCENARIOS
 from aksray.rehearse.processes import Supervisor
-from aksray.rehearse.scenarios import SCENARIOS, Context, NotApplicableError
+from aksray.rehearse.scaling import scale_ray_cluster
+from aksray.rehearse.scenarios import Context, NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
 from aksray.rehearse.toolchain import EngineToolchain, engine_toolchain, rig_toolchain
 from manifests.helm_values import kueue_manager_config
@@ -284,9 +286,13 @@ class Rehearsal:
             config = rehearsal_config(self.stack, self.target.context, section)
             observer.note("pulumi", "up", f"{step} in {engine_stack.up(config, step):.1f}s")
 
+        def scale(workload: str, group: str, replicas: int) -> None:
+            done = scale_ray_cluster(self.target.kube, self.namespaces, workload, group, replicas)
+            observer.note(workload, "autoscaler", done)
+
         ctx = Context(
             self.settings, observer, apply, nodes.set, self.run_times.__setitem__,
-            stack_workloads(self.stack),
+            stack_workloads(self.stack), scale_workers=scale,
         )  # fmt: skip
         try:
             SCENARIOS[scenario](ctx)

@@ -9,6 +9,7 @@ INFERENCE_PREEMPTS_TRAINING: Final = "inference-preempts-training"
 BORROW_AND_RECLAIM: Final = "borrow-and-reclaim"
 NODES_ARRIVE_LATE: Final = "nodes-arrive-late"
 NO_CAPACITY: Final = "no-capacity"
+ENDPOINT_SCALES: Final = "endpoint-scales"
 # In the order `--scenario all` plays them.
 SCENARIO_NAMES: Final = (
     SUBMIT_ALL,
@@ -16,4 +17,5 @@ SCENARIO_NAMES: Final = (
     BORROW_AND_RECLAIM,
     NODES_ARRIVE_LATE,
     NO_CAPACITY,
+    ENDPOINT_SCALES,
 )

@@ -48,6 +48,9 @@ class Context:
     stack_workloads: dict[str, dict[str, Any]]
     checks: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    # Set a Ray worker group's replicas as the Ray autoscaler would (workload, group, replicas);
+    # None where the target cannot (aksray/rehearse/scaling.py).
+    scale_workers: Callable[[str, str, int], None] | None = None
 
     def expect(self, name: str, held: bool, detail: str) -> None:
         self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))

@@ -34,7 +34,12 @@ def minimal() -> dict[str, Any]:
                 ]
             },
             P + "workloads": {
-                "llm-serve": {"enabled": True, "team": "team-a", "loraAdapter": False}
+                "llm-serve": {
+                    "enabled": True,
+                    "team": "team-a",
+                    "loraAdapter": False,
+                    "modelSource": "huggingface",
+                }
             },
         }
     }

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 ACCOUNT_ENV = "AZURE_STORAGE_ACCOUNT"
 
@@ -25,7 +25,7 @@ class ContainerClient(Protocol):
 
     def download_blob(self, blob: str) -> Any: ...
 
-    def upload_blob(self, name: str, data: bytes, overwrite: bool = ...) -> Any: ...
+    def upload_blob(self, name: str, data: bytes | IO[bytes], overwrite: bool = ...) -> Any: ...
 
 
 def storage_account(env: Mapping[str, str] | None = None) -> str:
@@ -56,6 +56,14 @@ def blob_uri(account: str, container: str, path: str = "") -> str:
     """`azure://<container>@<account>.blob.core.windows.net/<path>`, as Ray LLM reads it."""
     suffix = f"/{blob_path(path)}" if blob_path(path) else ""
     return f"azure://{container}@{account}.blob.core.windows.net{suffix}"
+
+
+def streamer_uri(container: str, path: str = "") -> str:
+    """`az://<container>/<path>`, as the Run:ai Model Streamer (and vLLM) read Blob Storage.
+
+    The account is not in the URI: the streamer reads it from `AZURE_STORAGE_ACCOUNT_NAME`."""
+    suffix = f"/{blob_path(path)}" if blob_path(path) else ""
+    return f"az://{container}{suffix}"
 
 
 def container_client(account: str, container: str) -> ContainerClient:

@@ -10,9 +10,10 @@ SPEC = WorkloadSpec(
     workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
     # Without the adapter the endpoint serves the base model and needs no Blob at all.
     containers=(),
-    options=frozenset({"loraAdapter"}),
+    options=frozenset({"loraAdapter", "modelSource", "minReplicas", "maxReplicas"}),
     description="OpenAI-compatible vLLM endpoint on Ray Serve (build_openai_app)",
     adapter_containers=(MODELS_CONTAINER,),
+    model_containers=(MODELS_CONTAINER,),
     # Ray's own `ray.serve.llm:build_openai_app` is the application: no payload code to ship.
     shared_packages=(),
 )

@@ -7,10 +7,16 @@ it through a vLLM engine on the GPU worker (`build_processor` with
 (loaded by Ray LLM from `models/<adapter-prefix>/<adapter-name>` through
 `dynamic_lora_loading_path`), and writes the answers back as JSONL.
 
+With `--model-blob-path` the base model streams from the copy model-stage made in Blob (the
+Run:ai Model Streamer, workloads/common/streaming.py) instead of downloading from Hugging Face.
+With `--max-workers` above `--min-workers` the engine pool autoscales: it starts on the minimum
+of GPU workers Kueue admitted and grows as the Ray autoscaler gets (and Kueue admits) more.
+
 Blob layout (container/path):
     datasets/<input-prefix>/*.jsonl           {"id", "prompt"} or {"id", "messages"} per line
     datasets/<output-prefix>/<run-id>/*.json  {"id", "prompt", "response", "model"} per line
     models/<adapter-prefix>/<adapter-name>/    the adapter (written by qwen-lora)
+    models/hf/<model>/<revision>/             the base model (written by model-stage)
 
 No heavy import at module level: arguments, the processor config and the row functions are
 tested without Ray, vLLM or the Azure SDK.
@@ -25,7 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from workloads.common import blob, cli_types
+from workloads.common import blob, cli_types, streaming
 from workloads.common.adapter import AdapterLocation
 from workloads.common.cluster import RESERVE_TIMEOUT_S, reserve
 from workloads.common.layout import (
@@ -41,6 +47,8 @@ _TEMPERATURE = cli_types.float_between(0, 2)
 class Options(AdapterLocation):
     run_id: str = option(type=cli_types.path_segment)
     model: str = option(BASE_MODEL)
+    # The staged model's folder in the models container; empty: the model comes from the Hub.
+    model_blob_path: str = option("", blob_path=True)
     lora: bool = option(True, negative_help="base model only")
     container: str = option(DATASETS_CONTAINER)
     input_prefix: str = option("vllm-batch/prompts", blob_path=True)
@@ -50,7 +58,22 @@ class Options(AdapterLocation):
     max_tokens: int = option(512, type=cli_types.positive_int)
     temperature: float = option(0.2, type=_TEMPERATURE)
     batch_size: int = option(32, type=cli_types.positive_int)
-    concurrency: int = option(1, type=cli_types.positive_int)
+    # vLLM engines, one per GPU worker: from the minimum Kueue admits first up to the maximum.
+    min_workers: int = option(1, type=cli_types.positive_int)
+    max_workers: int = option(1, type=cli_types.positive_int)
+
+    def __post_init__(self) -> None:
+        if self.max_workers < self.min_workers:
+            raise ValueError(
+                f"--max-workers {self.max_workers} is below --min-workers {self.min_workers}"
+            )
+
+    @property
+    def concurrency(self) -> int | tuple[int, int]:
+        """Ray Data's engine pool: fixed, or autoscaling between the two (min, max)."""
+        if self.max_workers == self.min_workers:
+            return self.min_workers
+        return (self.min_workers, self.max_workers)
 
     @property
     def output_path(self) -> str:
@@ -74,6 +97,13 @@ def processor_config(options: Options, account: str) -> dict[str, Any]:
         "batch_size": options.batch_size,
         "concurrency": options.concurrency,
     }
+    if options.model_blob_path:
+        config["model_source"] = streaming.model_uri(options.model_blob_path)
+        engine_kwargs.update(streaming.engine_kwargs())
+        # The CPU stages load the tokenizer with transformers, from Ray LLM's `azure://` reader.
+        tokenizer = {"model_source": streaming.tokenizer_uri(account, options.model_blob_path)}
+        for stage in ("chat_template_stage", "tokenize_stage", "detokenize_stage"):
+            config[stage] = dict(tokenizer)
     if options.lora:
         engine_kwargs.update(enable_lora=True, max_lora_rank=options.max_lora_rank, max_loras=1)
         config["dynamic_lora_loading_path"] = blob.blob_uri(

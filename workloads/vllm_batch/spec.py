@@ -10,8 +10,9 @@ SPEC = WorkloadSpec(
     workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
     # Prompts are read from and results written to `datasets`.
     containers=(DATASETS_CONTAINER,),
-    options=frozenset({"loraAdapter"}),
+    options=frozenset({"loraAdapter", "modelSource", "minWorkers", "maxWorkers"}),
     description="ray.data.llm batch inference with the LoRA adapter from Blob",
     entrypoint_module="workloads.vllm_batch.main",
     adapter_containers=(MODELS_CONTAINER,),
+    model_containers=(MODELS_CONTAINER,),
 )

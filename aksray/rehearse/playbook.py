@@ -1,0 +1,16 @@
+"""Every scenario a rehearsal can play, by name, in the order `--scenario all` plays them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from aksray.rehearse import scenario_names as n
+from aksray.rehearse.scaling import endpoint_scales
+from aksray.rehearse.scenarios import SCENARIOS as CORE_SCENARIOS
+from aksray.rehearse.scenarios import Context
+
+SCENARIOS: Final[dict[str, Callable[[Context], None]]] = {
+    **CORE_SCENARIOS,
+    n.ENDPOINT_SCALES: endpoint_scales,
+}
