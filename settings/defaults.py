@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Final
 
 from catalog.azure import MIN_MAINTENANCE_HOURS
+from catalog.versions import ChartSource
 from settings.model import (
     ClusterMode,
     CpuPool,
@@ -70,6 +71,8 @@ DEFAULT_RUN: Final = ""  # no run yet: an enabled RayJob is staged
 DEFAULT_OPERATORS_INSTALL: Final = True
 DEFAULT_METRICS: Final = False
 DEFAULT_GPU_SHARING: Final = False
+# The projects' own charts; `mcr` takes Microsoft's builds of KubeRay and Kueue.
+DEFAULT_CHART_SOURCE: Final[ChartSource] = "upstream"
 # What an existing cluster's KAI scheduler runs: not declared, so the planner warns that the
 # stack cannot see or turn off its eviction actions.
 DEFAULT_KAI_ACTIONS: Final[tuple[str, ...] | None] = None

@@ -90,6 +90,7 @@ def _expected_defaults() -> dict[str, str]:
         "operators.install": _yaml(d.DEFAULT_OPERATORS_INSTALL),
         "operators.metrics": _yaml(d.DEFAULT_METRICS),
         "operators.gpuSharing": _yaml(d.DEFAULT_GPU_SHARING),
+        "operators.chartSource": d.DEFAULT_CHART_SOURCE,
     }
 
 
