@@ -66,7 +66,7 @@ $(UV): uv.lock | $(CHOICE)
 	@read -r py ver <$(CHOICE); \
 	want="$$("$$py" -c 'import sys, tomllib; p = [p for p in tomllib.load(open("uv.lock", "rb"))["package"] if p["name"] == "uv"][0]; print("uv==" + p["version"], *("--hash=" + w["hash"] for w in p["wheels"]))')" || exit 1; \
 	if [ -x $@ ] && [ "uv==$$($@ --version | cut -d' ' -f2)" = "$${want%% *}" ]; then touch $@; exit 0; fi; \
-	echo "make install: installing $${want%% *}, the installer, into $(UV_HOME) (once)"; \
+	echo "make install: installing $${want%% *}, the installer, into $(UV_HOME) (once, about 10 s)"; \
 	rm -rf $(UV_HOME); \
 	if "$$py" -m pip --python "$$py" --version >/dev/null 2>&1; then \
 	  "$$py" -m venv --without-pip $(UV_HOME) && pip="$$py -m pip --python $(UV_HOME)/bin/python"; \
@@ -117,8 +117,8 @@ golden: install
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev --preview --write-readme
 
-# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: ~30-70 min on 2 cores,
-# then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
+# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: 17-33 min on
+# 2 cores, plus about 8 GB of Go caches outside the repository; then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
 engine: install
 	scripts/engine/bootstrap.sh
 

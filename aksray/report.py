@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from aksray.graph import CriticalPath, format_duration
+from aksray.graph import CriticalPath, estimated_seconds, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.objects import flavor_entries, kai_amount, parent_queue
 from catalog.priorities import PRIORITY_CLASSES
@@ -228,6 +228,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
         workloads_table(data["workloads"]),
+        pod_sets_table(data["workloads"]),
         critical_path_lines(data["criticalPath"]),
     )
     lines: list[str] = []
@@ -310,23 +311,10 @@ def kai_queues_table(queues: Sequence[Mapping[str, Any]], actions: list[str] | N
 
 
 def workloads_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One row per pod set; the workload's own columns only on its first."""
-    header = (
-        "workload",
-        "status",
-        "team",
-        "kind",
-        "priority",
-        "gang pods / gpus",
-        "pod set",
-        "pods",
-        "per pod",
-        "flavor",
-        "one node holds it",
-    )
-    rows: list[tuple[object, ...]] = []
-    for w in workloads:
-        first: tuple[object, ...] = (
+    """One row per workload; its pod sets follow in their own table (`pod_sets_table`)."""
+    header = ("workload", "status", "team", "kind", "priority", "gang pods / gpus")
+    rows = (
+        (
             w["workload"],
             w["status"],
             w["team"],
@@ -334,11 +322,23 @@ def workloads_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
             f"{w['priority']} {w['priorityValue']}",
             f"{w['gangPods']} / {w['gangGpus']}",
         )
-        for index, p in enumerate(w["podSets"]):
-            rows.append((*(first if index == 0 else ("",) * len(first)), *_pod_set_cells(p)))
+        for w in workloads
+    )
     return [
-        "Workloads (flavor: what Kueue assigns on an empty cluster; staged: planned and "
-        "checked, submitted once workloads.<name>.run is set):",
+        "Workloads (staged: planned and checked, submitted once workloads.<name>.run is set):",
+        *_indent(table(header, rows)),
+    ]
+
+
+def pod_sets_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One row per pod set; the workload's name only on its first."""
+    header = ("workload", "pod set", "pods", "per pod", "flavor", "one node holds")
+    rows: list[tuple[object, ...]] = []
+    for w in workloads:
+        for index, p in enumerate(w["podSets"]):
+            rows.append((w["workload"] if index == 0 else "", *_pod_set_cells(p)))
+    return [
+        "Pod sets (flavor: what Kueue assigns on an empty cluster, the pool of that name):",
         *_indent(table(header, rows)),
     ]
 
@@ -347,8 +347,7 @@ def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
     fits = (
         NONE
         if p["fitsNode"] is None
-        else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)}"
-        f" per {p['vmSize']})"
+        else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)} per node)"
     )
     return (
         p["name"],
@@ -360,11 +359,18 @@ def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
 
 
 def critical_path_lines(path: Mapping[str, Any]) -> list[str]:
+    """The chain one step per line, each with its estimated duration."""
+    names, types = path["resources"], path["types"]
+    width = max((len(name) for name in names), default=0)
+    steps = [
+        f"  {'→ ' if index else '  '}{name.ljust(width)}  "
+        f"{format_duration(estimated_seconds(kind))}".rstrip()
+        for index, (name, kind) in enumerate(zip(names, types, strict=True))
+    ]
     return [
-        f"Deploy critical path ({len(path['resources'])} resources, about "
-        f"{format_duration(path['estimatedSeconds'])} by the estimated durations in "
-        "aksray/graph.py):",
-        "  " + " → ".join(path["resources"]),
+        f"Deploy critical path ({len(names)} resources, about "
+        f"{format_duration(path['estimatedSeconds'])}; estimates from aksray/graph.py):",
+        *steps,
     ]
 
 

@@ -162,9 +162,15 @@ def test_render_into_a_file_is_a_user_error(tmp_path: Path) -> None:
 def test_plan_prints_the_summary_and_the_checks() -> None:
     run = cli("plan", "--stack", "dev")
     assert run.code == 0 and run.stderr == ""
-    for heading in ("Pools (", "Queues (", "KAI queues", "Workloads (", "Deploy critical path ("):
-        assert heading in run.stdout
-    assert "aksray-cluster-rg → aksray-cluster-aks → aksray-cluster-pool-cpu" in run.stdout
+    headings = ("Pools (", "Queues (", "KAI queues", "Workloads (", "Pod sets (", "Deploy critical")
+    for heading in headings:
+        assert f"\n{heading}" in run.stdout
+    steps = [line.split()[:2] for line in run.stdout.split("Deploy critical path")[1].splitlines()]
+    assert steps[1:4] == [
+        ["aksray-cluster-rg", "5"],
+        ["→", "aksray-cluster-aks"],
+        ["→", "aksray-cluster-pool-cpu"],
+    ]
     assert run.stdout.rstrip().endswith("Checks: 0 errors, 0 warnings")
 
 
