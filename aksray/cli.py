@@ -3,9 +3,11 @@
   aksray plan   (--stack NAME | --config FILE) [--json]
   aksray render (--stack NAME | --config FILE) --out DIR
   aksray rehearse (--stack NAME | --config FILE) [--scenario NAME] [--kubeconfig FILE] [--json]
+  aksray --version
 
 Exit 0 when everything checks out; 1 on a configuration problem or a failed check, each printed
-as one line `error: <config path>: <problem and fix>`; never a Python traceback.
+as one line `error: <config path>: <problem and fix>`; never a Python traceback. Every exit code
+and an example per command: aksray/usage.py, shown by each command's --help.
 """
 
 from __future__ import annotations
@@ -22,21 +24,51 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from aksray.stackfile import StackFileError
+from aksray.usage import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    epilog,
+    version_text,
+)
 
 if TYPE_CHECKING:
     from aksray.runner import RunResult
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_INTERNAL = 3
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command its reader left
+
+class HelpFormat(argparse.HelpFormatter):
+    """Wraps descriptions to the terminal, keeps the epilog's examples and codes as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+class _Version(argparse.Action):
+    """`--version`: its lines as written (argparse's own version action re-wraps them)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(version_text())
+        parser.exit(EXIT_OK)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aksray",
         description="Plan and render an aks-ray-platform stack offline: the same Pulumi program "
-        "`pulumi up` runs, under Pulumi's mock runtime, with no cloud credentials.",
+        "`pulumi up` runs, under Pulumi's mock runtime, with no cloud credentials; rehearse it "
+        "on real Kueue and KubeRay controllers. `aksray COMMAND --help` says more.",
+        epilog=epilog(None),
+        formatter_class=HelpFormat,
+    )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print the version and the pinned chart versions, then exit",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -55,8 +87,12 @@ def _parser() -> argparse.ArgumentParser:
     plan = commands.add_parser(
         "plan",
         help="show every resource `pulumi up` would create, a summary, and the checks",
-        description="Print the resource tree and a summary of pools, queues and workloads, then "
-        "run the admission and capacity checks. Exit 1 if any fails.",
+        description="Run the stack's program offline and print the resource tree `pulumi up` "
+        "would create, the stack outputs, a summary of pools, queues, workloads and the deploy "
+        "critical path, then the admission and capacity checks. Errors and warnings go to "
+        "stderr, one line each.",
+        epilog=epilog("plan"),
+        formatter_class=HelpFormat,
     )
     add_source(plan)
     plan.add_argument("--json", action="store_true", help="print one JSON document instead")
@@ -65,7 +101,10 @@ def _parser() -> argparse.ArgumentParser:
         "render",
         help="write every Kubernetes object and resources.json to a directory",
         description="Write OUT/kubernetes/<kind>-<namespace>-<name>.yaml for every Kubernetes "
-        "object (Helm releases as their values) and OUT/resources.json for every resource.",
+        "object (Helm releases as their chart, version and values) and OUT/resources.json for "
+        "every resource, offline.",
+        epilog=epilog("render"),
+        formatter_class=HelpFormat,
     )
     add_source(render)
     render.add_argument(
@@ -77,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     from aksray.rehearse.command import add_parser as add_rehearse
 
-    add_rehearse(commands, add_source)
+    add_rehearse(commands, add_source, epilog=epilog("rehearse"), formatter_class=HelpFormat)
     return parser
 
 
@@ -117,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_errors([str(exc)], sys.stderr)
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`aksray plan | head`): stop quietly, as a command ended by
         # SIGPIPE does, and keep the interpreter from complaining about the unflushed rest.
