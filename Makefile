@@ -20,7 +20,7 @@ UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 comma := ,
 
-.PHONY: install lock plan lint typecheck test check golden test-payloads engine e2e bench rig rehearse-test clean FORCE
+.PHONY: install lock plan lint typecheck test check reference golden test-payloads engine e2e bench rig rehearse-test clean FORCE
 
 install: $(STAMP)
 
@@ -107,6 +107,13 @@ test: install
 	exit $$rc
 
 check: lint typecheck test
+
+# The upstream files the conformance tests validate against (CRDs, chart values at the pinned
+# tags; the list and each SHA-256 in scripts/reference/files.tsv), from their official locations,
+# or copied from the folder AKSRAY_REFERENCE names, into .cache/reference/ (outside git). Without
+# them `make test` runs every other test and says how many it left out.
+reference: install
+	$(BIN)/python scripts/reference/fetch.py
 
 # Whole-process `aksray plan` time and peak memory on generated stacks of 1-1000 teams and the
 # project's prod and dev stacks (about 2 minutes; see docs/development.md, "Benchmark").

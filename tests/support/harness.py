@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import io
-import os
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import redirect_stderr, redirect_stdout
@@ -15,13 +14,15 @@ from typing import Any
 import yaml
 
 from aksray.cli import main
-from aksray.runner import PROJECT_ROOT, RecordedResource, RunResult, run_program, stack_file
+from aksray.reference import FETCHED, locate
+from aksray.runner import RecordedResource, RunResult, run_program, stack_file
 
 STACKS = ("dev", "prod", "local")
 # The upstream contracts (Kueue, KubeRay and KAI CRDs; the charts' values.yaml) the conformance
-# tests validate against. They are reference data kept beside the checkout, never in it:
-# `../shared/reference`, or wherever AKSRAY_REFERENCE points.
-REFERENCE = Path(os.environ.get("AKSRAY_REFERENCE") or PROJECT_ROOT.parent / "shared" / "reference")
+# tests validate against: reference data kept outside the repository (aksray/reference.py).
+# Tests that read it are marked `reference`; without it they do not run (tests/conftest.py).
+REFERENCE_FOUND = locate()
+REFERENCE = REFERENCE_FOUND or FETCHED
 P = "aks-ray-platform:"
 
 _CACHE: dict[str, RunResult] = {}
