@@ -117,7 +117,8 @@ reference: install
 
 # Whole-process `aksray plan` time and peak memory on generated stacks of 1-1000 teams and the
 # project's prod and dev stacks (about 2 minutes; see docs/development.md, "Benchmark").
-# Rewrites tests/golden/ (what plan and render print for dev, prod and local) from the code.
+# Rewrites tests/golden/ (what plan and render print for dev, prod and local) from the code, and
+# the copies in README.md (dev's summary) and docs/ci.md (dev's Markdown plan).
 golden: install
 	$(BIN)/python -m tests.support.golden
 

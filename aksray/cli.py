@@ -35,7 +35,10 @@ from aksray.usage import (
 )
 
 if TYPE_CHECKING:
+    from aksray.checks.findings import Findings
     from aksray.runner import RunResult
+
+PLAN_FORMATS = ("text", "json", "markdown")
 
 
 class HelpFormat(argparse.HelpFormatter):
@@ -95,7 +98,16 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=HelpFormat,
     )
     add_source(plan)
-    plan.add_argument("--json", action="store_true", help="print one JSON document instead")
+    plan.add_argument(
+        "--format",
+        choices=PLAN_FORMATS,
+        default="text",
+        help="text (default); json: one JSON document; markdown: a pull-request comment with "
+        "tables and Mermaid diagrams",
+    )
+    plan.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="--format json"
+    )
 
     render = commands.add_parser(
         "render",
@@ -188,7 +200,12 @@ def _run(args: argparse.Namespace) -> int:
         return rehearse(args, config_file, stack)
     result = run_program(config_file, stack=stack)
     if result.problems:
-        _print_errors([str(problem) for problem in result.problems], sys.stderr)
+        problems = [str(problem) for problem in result.problems]
+        if args.command == "plan" and args.format == "markdown":
+            from aksray.markdown import invalid_markdown
+
+            print(invalid_markdown(result.stack, problems), end="")
+        _print_errors(problems, sys.stderr)
         return EXIT_PROBLEMS
 
     if args.command == "render":
@@ -207,20 +224,19 @@ def _run(args: argparse.Namespace) -> int:
             f"{len(result.resources)} resources to {resources_json}"
         )
         return EXIT_OK
-    return _plan(result, as_json=args.json)
+    return _plan(result, args.format)
 
 
-def _plan(result: RunResult, *, as_json: bool) -> int:
+def _plan(result: RunResult, output: str) -> int:
     from aksray.checks import run_checks
     from aksray.graph import critical_path
     from aksray.model import plan
-    from aksray.report import summary, summary_lines
-    from aksray.tree import resource_tree
+    from aksray.report import summary
 
     planned = plan(result)
     findings = run_checks(planned)
     data = summary(planned, critical_path(result))
-    if as_json:
+    if output == "json":
         print(
             json.dumps(
                 {
@@ -235,30 +251,50 @@ def _plan(result: RunResult, *, as_json: bool) -> int:
                 sort_keys=True,
             )
         )
-    else:
-        print(f"Resources ({len(result.resources)}):")
-        for line in resource_tree(result):
-            print(f"  {line}")
-        print()
-        print("Stack outputs:")
-        for key, value in sorted(result.outputs.items()):
-            print(f"  {key}: {json.dumps(value)}")
-        print()
-        for line in summary_lines(data):
-            print(line)
-        print()
-        errors, warnings = len(findings.errors), len(findings.warnings)
-        print(
-            f"Checks: {errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}"
+    elif output == "markdown":
+        from aksray.cost import monthly_cost
+        from aksray.markdown import plan_markdown
+
+        text = plan_markdown(
+            result.stack,
+            resources=len(result.resources),
+            data=data,
+            checks=findings.to_json(),
+            notes=result.warnings,
+            cost=monthly_cost(planned.settings),
         )
-    # Diagnostics go to stderr in both modes: one line each, warnings first.
+        print(text, end="")
+    else:
+        _print_text(result, data, findings)
+    # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for problem in findings.warnings:
         print(f"warning: {problem}", file=sys.stderr)
     _print_errors([str(problem) for problem in findings.errors], sys.stderr)
     return EXIT_PROBLEMS if findings.errors else EXIT_OK
+
+
+def _print_text(result: RunResult, data: dict[str, object], findings: Findings) -> None:
+    from aksray.report import summary_lines
+    from aksray.tree import resource_tree
+
+    print(f"Resources ({len(result.resources)}):")
+    for line in resource_tree(result):
+        print(f"  {line}")
+    print()
+    print("Stack outputs:")
+    for key, value in sorted(result.outputs.items()):
+        print(f"  {key}: {json.dumps(value)}")
+    print()
+    for line in summary_lines(data):
+        print(line)
+    print()
+    errors, warnings = len(findings.errors), len(findings.warnings)
+    print(
+        f"Checks: {errors} error{'s' if errors != 1 else ''}, "
+        f"{warnings} warning{'s' if warnings != 1 else ''}"
+    )
 
 
 def entry() -> None:

@@ -52,6 +52,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "plan": (
         "aksray plan --stack dev",
         "aksray plan --config path/to/Pulumi.staging.yaml --json",
+        "aksray plan --stack prod --format markdown > plan.md   # a pull-request comment",
     ),
     "render": ("aksray render --stack dev --out out/dev",),
     "rehearse": (
