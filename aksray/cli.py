@@ -21,7 +21,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aksray.stackfile import StackFileError
 from aksray.usage import (
@@ -58,6 +58,63 @@ class _Version(argparse.Action):
         parser.exit(EXIT_OK)
 
 
+def _add_source(command: argparse.ArgumentParser) -> None:
+    source = command.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--stack", metavar="NAME", help="a stack of this project: stacks/Pulumi.NAME.yaml"
+    )
+    source.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="a stack file in the Pulumi.<stack>.yaml format, from any path",
+    )
+
+
+def _add_plan(commands: Any) -> None:
+    plan = commands.add_parser(
+        "plan",
+        help="show every resource `pulumi up` would create, a summary, and the checks",
+        description="Run the stack's program offline and print the resource tree `pulumi up` "
+        "would create, the stack outputs, a summary of pools, queues, workloads and the deploy "
+        "critical path, then the admission and capacity checks. Errors and warnings go to "
+        "stderr, one line each.",
+        epilog=epilog("plan"),
+        formatter_class=HelpFormat,
+    )
+    _add_source(plan)
+    plan.add_argument(
+        "--format",
+        choices=PLAN_FORMATS,
+        default="text",
+        help="text (default); json: one JSON document; markdown: a pull-request comment with "
+        "tables and Mermaid diagrams",
+    )
+    plan.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="--format json"
+    )
+
+
+def _add_render(commands: Any) -> None:
+    render = commands.add_parser(
+        "render",
+        help="write every Kubernetes object and resources.json to a directory",
+        description="Write OUT/kubernetes/<kind>-<namespace>-<name>.yaml for every Kubernetes "
+        "object (Helm releases as their chart, version and values) and OUT/resources.json for "
+        "every resource, offline.",
+        epilog=epilog("render"),
+        formatter_class=HelpFormat,
+    )
+    _add_source(render)
+    render.add_argument(
+        "--out",
+        metavar="DIR",
+        type=Path,
+        required=True,
+        help="output directory (created if missing)",
+    )
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="aksray",
@@ -74,61 +131,11 @@ def _parser() -> argparse.ArgumentParser:
         help="print the version and the pinned chart versions, then exit",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    def add_source(command: argparse.ArgumentParser) -> None:
-        source = command.add_mutually_exclusive_group(required=True)
-        source.add_argument(
-            "--stack", metavar="NAME", help="a stack of this project: stacks/Pulumi.NAME.yaml"
-        )
-        source.add_argument(
-            "--config",
-            metavar="FILE",
-            type=Path,
-            help="a stack file in the Pulumi.<stack>.yaml format, from any path",
-        )
-
-    plan = commands.add_parser(
-        "plan",
-        help="show every resource `pulumi up` would create, a summary, and the checks",
-        description="Run the stack's program offline and print the resource tree `pulumi up` "
-        "would create, the stack outputs, a summary of pools, queues, workloads and the deploy "
-        "critical path, then the admission and capacity checks. Errors and warnings go to "
-        "stderr, one line each.",
-        epilog=epilog("plan"),
-        formatter_class=HelpFormat,
-    )
-    add_source(plan)
-    plan.add_argument(
-        "--format",
-        choices=PLAN_FORMATS,
-        default="text",
-        help="text (default); json: one JSON document; markdown: a pull-request comment with "
-        "tables and Mermaid diagrams",
-    )
-    plan.add_argument(
-        "--json", dest="format", action="store_const", const="json", help="--format json"
-    )
-
-    render = commands.add_parser(
-        "render",
-        help="write every Kubernetes object and resources.json to a directory",
-        description="Write OUT/kubernetes/<kind>-<namespace>-<name>.yaml for every Kubernetes "
-        "object (Helm releases as their chart, version and values) and OUT/resources.json for "
-        "every resource, offline.",
-        epilog=epilog("render"),
-        formatter_class=HelpFormat,
-    )
-    add_source(render)
-    render.add_argument(
-        "--out",
-        metavar="DIR",
-        type=Path,
-        required=True,
-        help="output directory (created if missing)",
-    )
+    _add_plan(commands)
+    _add_render(commands)
     from aksray.rehearse.command import add_parser as add_rehearse
 
-    add_rehearse(commands, add_source, epilog=epilog("rehearse"), formatter_class=HelpFormat)
+    add_rehearse(commands, _add_source, epilog=epilog("rehearse"), formatter_class=HelpFormat)
     return parser
 
 
