@@ -20,7 +20,7 @@ UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 comma := ,
 
-.PHONY: install lock plan lint typecheck test check golden test-payloads engine e2e bench rig rehearse-test clean FORCE
+.PHONY: install lock plan lint typecheck test check reference golden test-payloads engine e2e bench rig rehearse-test clean FORCE
 
 install: $(STAMP)
 
@@ -66,7 +66,7 @@ $(UV): uv.lock | $(CHOICE)
 	@read -r py ver <$(CHOICE); \
 	want="$$("$$py" -c 'import sys, tomllib; p = [p for p in tomllib.load(open("uv.lock", "rb"))["package"] if p["name"] == "uv"][0]; print("uv==" + p["version"], *("--hash=" + w["hash"] for w in p["wheels"]))')" || exit 1; \
 	if [ -x $@ ] && [ "uv==$$($@ --version | cut -d' ' -f2)" = "$${want%% *}" ]; then touch $@; exit 0; fi; \
-	echo "make install: installing $${want%% *}, the installer, into $(UV_HOME) (once)"; \
+	echo "make install: installing $${want%% *}, the installer, into $(UV_HOME) (once, about 10 s)"; \
 	rm -rf $(UV_HOME); \
 	if "$$py" -m pip --python "$$py" --version >/dev/null 2>&1; then \
 	  "$$py" -m venv --without-pip $(UV_HOME) && pip="$$py -m pip --python $(UV_HOME)/bin/python"; \
@@ -112,17 +112,25 @@ test: install
 
 check: lint typecheck test
 
+# The upstream files the conformance tests validate against (CRDs, chart values at the pinned
+# tags; the list and each SHA-256 in scripts/reference/files.tsv), from their official locations,
+# or copied from the folder AKSRAY_REFERENCE names, into .cache/reference/ (outside git). Without
+# them `make test` runs every other test and says how many it left out.
+reference: install
+	$(BIN)/python scripts/reference/fetch.py
+
 # Whole-process `aksray plan` time and peak memory on generated stacks of 1-1000 teams and the
 # project's prod and dev stacks (about 2 minutes; see docs/development.md, "Benchmark").
-# Rewrites tests/golden/ (what plan and render print for dev, prod and local) from the code.
+# Rewrites tests/golden/ (what plan and render print for dev, prod and local) from the code, and
+# the copies in README.md (dev's summary) and docs/ci.md (dev's Markdown plan).
 golden: install
 	$(BIN)/python -m tests.support.golden
 
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev --preview --write-readme
 
-# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: ~30-70 min on 2 cores,
-# then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
+# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: 17-33 min on
+# 2 cores, plus about 8 GB of Go caches outside the repository; then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
 engine: install
 	scripts/engine/bootstrap.sh
 

@@ -3,9 +3,11 @@
   aksray plan   (--stack NAME | --config FILE) [--json]
   aksray render (--stack NAME | --config FILE) --out DIR
   aksray rehearse (--stack NAME | --config FILE) [--scenario NAME] [--kubeconfig FILE] [--json]
+  aksray --version
 
 Exit 0 when everything checks out; 1 on a configuration problem or a failed check, each printed
-as one line `error: <config path>: <problem and fix>`; never a Python traceback.
+as one line `error: <config path>: <problem and fix>`; never a Python traceback. Every exit code
+and an example per command: aksray/usage.py, shown by each command's --help.
 """
 
 from __future__ import annotations
@@ -19,55 +21,91 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from aksray.stackfile import StackFileError
+from aksray.usage import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_PROBLEMS,
+    epilog,
+    version_text,
+)
 
 if TYPE_CHECKING:
+    from aksray.checks.findings import Findings
     from aksray.runner import RunResult
 
-EXIT_OK = 0
-EXIT_PROBLEMS = 1
-EXIT_INTERNAL = 3
-EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a command its reader left
+PLAN_FORMATS = ("text", "json", "markdown")
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="aksray",
-        description="Plan and render an aks-ray-platform stack offline: the same Pulumi program "
-        "`pulumi up` runs, under Pulumi's mock runtime, with no cloud credentials.",
+class HelpFormat(argparse.HelpFormatter):
+    """Wraps descriptions to the terminal, keeps the epilog's examples and codes as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
+class _Version(argparse.Action):
+    """`--version`: its lines as written (argparse's own version action re-wraps them)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        print(version_text())
+        parser.exit(EXIT_OK)
+
+
+def _add_source(command: argparse.ArgumentParser) -> None:
+    source = command.add_mutually_exclusive_group(required=True)
+    source.add_argument(
+        "--stack", metavar="NAME", help="a stack of this project: stacks/Pulumi.NAME.yaml"
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    source.add_argument(
+        "--config",
+        metavar="FILE",
+        type=Path,
+        help="a stack file in the Pulumi.<stack>.yaml format, from any path",
+    )
 
-    def add_source(command: argparse.ArgumentParser) -> None:
-        source = command.add_mutually_exclusive_group(required=True)
-        source.add_argument(
-            "--stack", metavar="NAME", help="a stack of this project: stacks/Pulumi.NAME.yaml"
-        )
-        source.add_argument(
-            "--config",
-            metavar="FILE",
-            type=Path,
-            help="a stack file in the Pulumi.<stack>.yaml format, from any path",
-        )
 
+def _add_plan(commands: Any) -> None:
     plan = commands.add_parser(
         "plan",
         help="show every resource `pulumi up` would create, a summary, and the checks",
-        description="Print the resource tree and a summary of pools, queues and workloads, then "
-        "run the admission and capacity checks. Exit 1 if any fails.",
+        description="Run the stack's program offline and print the resource tree `pulumi up` "
+        "would create, the stack outputs, a summary of pools, queues, workloads and the deploy "
+        "critical path, then the admission and capacity checks. Errors and warnings go to "
+        "stderr, one line each.",
+        epilog=epilog("plan"),
+        formatter_class=HelpFormat,
     )
-    add_source(plan)
-    plan.add_argument("--json", action="store_true", help="print one JSON document instead")
+    _add_source(plan)
+    plan.add_argument(
+        "--format",
+        choices=PLAN_FORMATS,
+        default="text",
+        help="text (default); json: one JSON document; markdown: a pull-request comment with "
+        "tables and Mermaid diagrams",
+    )
+    plan.add_argument(
+        "--json", dest="format", action="store_const", const="json", help="--format json"
+    )
 
+
+def _add_render(commands: Any) -> None:
     render = commands.add_parser(
         "render",
         help="write every Kubernetes object and resources.json to a directory",
         description="Write OUT/kubernetes/<kind>-<namespace>-<name>.yaml for every Kubernetes "
-        "object (Helm releases as their values) and OUT/resources.json for every resource.",
+        "object (Helm releases as their chart, version and values) and OUT/resources.json for "
+        "every resource, offline.",
+        epilog=epilog("render"),
+        formatter_class=HelpFormat,
     )
-    add_source(render)
+    _add_source(render)
     render.add_argument(
         "--out",
         metavar="DIR",
@@ -75,9 +113,29 @@ def _parser() -> argparse.ArgumentParser:
         required=True,
         help="output directory (created if missing)",
     )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aksray",
+        description="Plan and render an aks-ray-platform stack offline: the same Pulumi program "
+        "`pulumi up` runs, under Pulumi's mock runtime, with no cloud credentials; rehearse it "
+        "on real Kueue and KubeRay controllers. `aksray COMMAND --help` says more.",
+        epilog=epilog(None),
+        formatter_class=HelpFormat,
+    )
+    parser.add_argument(
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print the version and the pinned chart versions, then exit",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _add_plan(commands)
+    _add_render(commands)
     from aksray.rehearse.command import add_parser as add_rehearse
 
-    add_rehearse(commands, add_source)
+    add_rehearse(commands, _add_source, epilog=epilog("rehearse"), formatter_class=HelpFormat)
     return parser
 
 
@@ -117,7 +175,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_errors([str(exc)], sys.stderr)
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader went away (`aksray plan | head`): stop quietly, as a command ended by
         # SIGPIPE does, and keep the interpreter from complaining about the unflushed rest.
@@ -149,7 +207,12 @@ def _run(args: argparse.Namespace) -> int:
         return rehearse(args, config_file, stack)
     result = run_program(config_file, stack=stack)
     if result.problems:
-        _print_errors([str(problem) for problem in result.problems], sys.stderr)
+        problems = [str(problem) for problem in result.problems]
+        if args.command == "plan" and args.format == "markdown":
+            from aksray.markdown import invalid_markdown
+
+            print(invalid_markdown(result.stack, problems), end="")
+        _print_errors(problems, sys.stderr)
         return EXIT_PROBLEMS
 
     if args.command == "render":
@@ -168,20 +231,19 @@ def _run(args: argparse.Namespace) -> int:
             f"{len(result.resources)} resources to {resources_json}"
         )
         return EXIT_OK
-    return _plan(result, as_json=args.json)
+    return _plan(result, args.format)
 
 
-def _plan(result: RunResult, *, as_json: bool) -> int:
+def _plan(result: RunResult, output: str) -> int:
     from aksray.checks import run_checks
     from aksray.graph import critical_path
     from aksray.model import plan
-    from aksray.report import summary, summary_lines
-    from aksray.tree import resource_tree
+    from aksray.report import summary
 
     planned = plan(result)
     findings = run_checks(planned)
     data = summary(planned, critical_path(result))
-    if as_json:
+    if output == "json":
         print(
             json.dumps(
                 {
@@ -196,30 +258,50 @@ def _plan(result: RunResult, *, as_json: bool) -> int:
                 sort_keys=True,
             )
         )
-    else:
-        print(f"Resources ({len(result.resources)}):")
-        for line in resource_tree(result):
-            print(f"  {line}")
-        print()
-        print("Stack outputs:")
-        for key, value in sorted(result.outputs.items()):
-            print(f"  {key}: {json.dumps(value)}")
-        print()
-        for line in summary_lines(data):
-            print(line)
-        print()
-        errors, warnings = len(findings.errors), len(findings.warnings)
-        print(
-            f"Checks: {errors} error{'s' if errors != 1 else ''}, "
-            f"{warnings} warning{'s' if warnings != 1 else ''}"
+    elif output == "markdown":
+        from aksray.cost import monthly_cost
+        from aksray.markdown import plan_markdown
+
+        text = plan_markdown(
+            result.stack,
+            resources=len(result.resources),
+            data=data,
+            checks=findings.to_json(),
+            notes=result.warnings,
+            cost=monthly_cost(planned.settings),
         )
-    # Diagnostics go to stderr in both modes: one line each, warnings first.
+        print(text, end="")
+    else:
+        _print_text(result, data, findings)
+    # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     for problem in findings.warnings:
         print(f"warning: {problem}", file=sys.stderr)
     _print_errors([str(problem) for problem in findings.errors], sys.stderr)
     return EXIT_PROBLEMS if findings.errors else EXIT_OK
+
+
+def _print_text(result: RunResult, data: dict[str, object], findings: Findings) -> None:
+    from aksray.report import summary_lines
+    from aksray.tree import resource_tree
+
+    print(f"Resources ({len(result.resources)}):")
+    for line in resource_tree(result):
+        print(f"  {line}")
+    print()
+    print("Stack outputs:")
+    for key, value in sorted(result.outputs.items()):
+        print(f"  {key}: {json.dumps(value)}")
+    print()
+    for line in summary_lines(data):
+        print(line)
+    print()
+    errors, warnings = len(findings.errors), len(findings.warnings)
+    print(
+        f"Checks: {errors} error{'s' if errors != 1 else ''}, "
+        f"{warnings} warning{'s' if warnings != 1 else ''}"
+    )
 
 
 def entry() -> None:

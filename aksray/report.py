@@ -8,14 +8,15 @@ units) and from manifests/capacity.py (node allocatable).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from aksray.demand import gpu_demand, gpu_demand_lines
-from aksray.graph import CriticalPath, format_duration
+from aksray.graph import CriticalPath, estimated_seconds, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.monitoring import monitoring, monitoring_lines
 from aksray.objects import flavor_entries, kai_amount, parent_queue
+from aksray.tables import NONE, Render, text_table
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import (
     GPU_RESOURCE,
@@ -29,8 +30,6 @@ from catalog.vm_sizes import VM_SIZES
 from manifests.capacity import node_allocatable
 from manifests.kai import KAI_RESOURCES
 from settings.model import GpuPool
-
-NONE: Final = "-"
 
 
 def _requests(values: Mapping[str, int]) -> dict[str, Any]:
@@ -201,15 +200,6 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> list[str]:
-    """Left-aligned columns, two spaces apart, no trailing blanks."""
-    cells = [[str(c) for c in header]] + [[NONE if c is None else str(c) for c in r] for r in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    return [
-        "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in cells
-    ]
-
-
 def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
     """`gpu 1, cpu 8, memory 64Gi`; without `zeros`, a zero amount is left out."""
     if not values:
@@ -236,7 +226,8 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         pools_table(data["pools"]),
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
-        workloads_table(data["workloads"]) + gpu_demand_lines(data["gpuDemand"]),
+        workloads_table(data["workloads"]),
+        pod_sets_table(data["workloads"]) + gpu_demand_lines(data["gpuDemand"]),
         critical_path_lines(data["criticalPath"]),
         monitoring_lines(data["monitoring"]),
     )
@@ -246,7 +237,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def pools_table(pools: Sequence[Mapping[str, Any]]) -> list[str]:
+def pools_table(pools: Sequence[Mapping[str, Any]], render: Render = text_table) -> list[str]:
     header = (
         "pool",
         "vm size",
@@ -272,13 +263,10 @@ def pools_table(pools: Sequence[Mapping[str, Any]]) -> list[str]:
         )
         for p in pools
     )
-    return [
-        "Pools (node allocatable = VM size minus AKS reservations):",
-        *_indent(table(header, rows)),
-    ]
+    return render("Pools (node allocatable = VM size minus AKS reservations)", header, rows)
 
 
-def queues_table(queues: Sequence[Mapping[str, Any]]) -> list[str]:
+def queues_table(queues: Sequence[Mapping[str, Any]], render: Render = text_table) -> list[str]:
     header = (
         "team",
         "cohort",
@@ -303,40 +291,29 @@ def queues_table(queues: Sequence[Mapping[str, Any]]) -> list[str]:
         for q in queues
         for f in q["flavors"]
     )
-    return [
-        "Queues (Kueue ClusterQueue per team, one cohort per department):",
-        *_indent(table(header, rows)),
-    ]
+    return render("Queues (Kueue ClusterQueue per team, one cohort per department)", header, rows)
 
 
-def kai_queues_table(queues: Sequence[Mapping[str, Any]], actions: list[str] | None) -> list[str]:
+def kai_queues_table(
+    queues: Sequence[Mapping[str, Any]], actions: list[str] | None, render: Render = text_table
+) -> list[str]:
     """KAI's queue tree: where KAI places each team's pods; the quota is Kueue's, above."""
     rows = ((q["queue"], q["parent"], _kai(q["quota"]), _kai(q["limit"])) for q in queues)
     runs = ", ".join(actions) if actions is not None else "unknown (the cluster's own KAI)"
-    return [
-        f"KAI queues (placement only: the quota is Kueue's, above; KAI actions: {runs}):",
-        *_indent(table(("queue", "parent", "quota", "limit"), rows)),
-    ]
-
-
-def workloads_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One row per pod set; the workload's own columns only on its first."""
-    header = (
-        "workload",
-        "status",
-        "team",
-        "kind",
-        "priority",
-        "gang pods / gpus",
-        "pod set",
-        "pods",
-        "per pod",
-        "flavor",
-        "one node holds it",
+    return render(
+        f"KAI queues (placement only: the quota is Kueue's, above; KAI actions: {runs})",
+        ("queue", "parent", "quota", "limit"),
+        rows,
     )
-    rows: list[tuple[object, ...]] = []
-    for w in workloads:
-        first: tuple[object, ...] = (
+
+
+def workloads_table(
+    workloads: Sequence[Mapping[str, Any]], render: Render = text_table
+) -> list[str]:
+    """One row per workload; its pod sets follow in their own table (`pod_sets_table`)."""
+    header = ("workload", "status", "team", "kind", "priority", "gang pods / gpus")
+    rows = (
+        (
             w["workload"],
             w["status"],
             w["team"],
@@ -345,21 +322,36 @@ def workloads_table(workloads: Sequence[Mapping[str, Any]]) -> list[str]:
             f"{w['gangPods']} / {w['gangGpus']}"
             + (f" (max {w['maxGpus']} gpus)" if w["elastic"] else ""),
         )
+        for w in workloads
+    )
+    return render(
+        "Workloads (staged: planned and checked, submitted once workloads.<name>.run is set)",
+        header,
+        rows,
+    )
+
+
+def pod_sets_table(
+    workloads: Sequence[Mapping[str, Any]], render: Render = text_table
+) -> list[str]:
+    """One row per pod set; the workload's name only on its first."""
+    header = ("workload", "pod set", "pods", "per pod", "flavor", "one node holds")
+    rows: list[tuple[object, ...]] = []
+    for w in workloads:
         for index, p in enumerate(w["podSets"]):
-            rows.append((*(first if index == 0 else ("",) * len(first)), *_pod_set_cells(p)))
-    return [
-        "Workloads (flavor: what Kueue assigns on an empty cluster; staged: planned and "
-        "checked, submitted once workloads.<name>.run is set):",
-        *_indent(table(header, rows)),
-    ]
+            rows.append((w["workload"] if index == 0 else "", *_pod_set_cells(p)))
+    return render(
+        "Pod sets (flavor: what Kueue assigns on an empty cluster, the pool of that name)",
+        header,
+        rows,
+    )
 
 
 def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
     fits = (
         NONE
         if p["fitsNode"] is None
-        else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)}"
-        f" per {p['vmSize']})"
+        else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)} per node)"
     )
     return (
         p["name"],
@@ -371,13 +363,16 @@ def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
 
 
 def critical_path_lines(path: Mapping[str, Any]) -> list[str]:
-    return [
-        f"Deploy critical path ({len(path['resources'])} resources, about "
-        f"{format_duration(path['estimatedSeconds'])} by the estimated durations in "
-        "aksray/graph.py):",
-        "  " + " → ".join(path["resources"]),
+    """The chain one step per line, each with its estimated duration."""
+    names, types = path["resources"], path["types"]
+    width = max((len(name) for name in names), default=0)
+    steps = [
+        f"  {'→ ' if index else '  '}{name.ljust(width)}  "
+        f"{format_duration(estimated_seconds(kind))}".rstrip()
+        for index, (name, kind) in enumerate(zip(names, types, strict=True))
     ]
-
-
-def _indent(lines: list[str]) -> list[str]:
-    return [f"  {line}" for line in lines]
+    return [
+        f"Deploy critical path ({len(names)} resources, about "
+        f"{format_duration(path['estimatedSeconds'])}; estimates from aksray/graph.py):",
+        *steps,
+    ]

@@ -9,7 +9,7 @@ refuses a release whose values turn any of these on while nothing in the stack i
 (aksray/checks/crds.py). The tests check every row against the chart templates at the pinned
 versions, and that no template renders such an object without a row.
 
-The API groups each chart ships CRDs for are catalog.versions.CRD_GROUP_CHARTS.
+The API groups each chart ships CRDs for are catalog.versions.CRD_GROUP_RELEASES.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from catalog.versions import CRD_GROUP_CHARTS
+from catalog.versions import CRD_GROUP_RELEASES
 
 PROMETHEUS_OPERATOR_GROUP: Final = "monitoring.coreos.com"
 # Installed on an AKS cluster by Azure Monitor's metrics add-on (azureMonitorProfile.metrics).
@@ -119,7 +119,7 @@ SWITCHED_OBJECTS: Final[tuple[SwitchedObject, ...]] = (
 
 def chart_groups(release: str) -> tuple[str, ...]:
     """The API groups whose CRDs the release's chart ships (its subcharts' included)."""
-    return tuple(group for group, chart in CRD_GROUP_CHARTS.items() if chart.release == release)
+    return tuple(group for group, owner in CRD_GROUP_RELEASES.items() if owner == release)
 
 
 def value_at(values: Mapping[str, Any], dotted: str) -> object:

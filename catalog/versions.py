@@ -31,12 +31,22 @@ How each version string was checked (charts publish their own formats):
   with the Kubernetes release; since Kubernetes 1.28 it is built on `debian-base` with bash
   (kubernetes `build/server-image/kubectl/Dockerfile`). Its minor follows the cluster's default
   `kubernetesVersion` (kubectl supports one minor either side of the apiserver).
+- Microsoft's builds (`operators.chartSource: mcr`): the AKS guide "Deploy infrastructure for Ray
+  and Kueue on AKS" (Microsoft Learn, dated 2026-06-26) installs KubeRay and Kueue from
+  `oci://mcr.microsoft.com/aks/ai-runtime/helm` through its Terraform module (Azure/AKS
+  `examples/kueue-and-ray-on-aks/1-infrastructure/terraform`, variables.tf and main.tf): chart
+  `kuberay-operator` 1.6.1 with image `mcr.microsoft.com/oss/v2/kuberay/operator:v1.6.1`, chart
+  `kueue` 0.17.1 with image `mcr.microsoft.com/oss/v2/kueue/kueue:v0.17.1`, each set through the
+  chart's own image values. Those are the only MCR versions a published source names; no newer one
+  is pinned without one. Microsoft publishes no GPU Operator or KAI Scheduler chart there (the AKS
+  docs install the GPU Operator from NVIDIA's repository; KAI has no Microsoft build), so both
+  keep their upstream charts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Literal
 
 OCI_PREFIX: Final = "oci://"
 
@@ -96,22 +106,46 @@ KAI_SCHEDULER: Final = HelmChart(
 )
 CHARTS: Final = (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
 
+# Microsoft's builds of KubeRay and Kueue (see the module docstring): same releases, same
+# namespaces, Microsoft's registry and versions.
+MCR_HELM_REGISTRY: Final = "oci://mcr.microsoft.com/aks/ai-runtime/helm"
+MCR_KUBERAY_OPERATOR: Final = HelmChart(
+    release=KUBERAY_OPERATOR.release,
+    chart="kuberay-operator",
+    version="1.6.1",
+    repository=MCR_HELM_REGISTRY,
+    namespace=KUBERAY_OPERATOR.namespace,
+)
+MCR_KUEUE: Final = HelmChart(
+    release=KUEUE.release,
+    chart="kueue",
+    version="0.17.1",
+    repository=MCR_HELM_REGISTRY,
+    namespace=KUEUE.namespace,
+)
+
 # Which release installs the CRDs of an API group: a custom resource must wait for it.
-CRD_GROUP_CHARTS: Final[dict[str, HelmChart]] = {
-    "nvidia.com": GPU_OPERATOR,
-    "resource.nvidia.com": GPU_OPERATOR,
-    "nfd.k8s-sigs.io": GPU_OPERATOR,  # its bundled Node Feature Discovery chart
-    "ray.io": KUBERAY_OPERATOR,
-    "kueue.x-k8s.io": KUEUE,
-    "scheduling.run.ai": KAI_SCHEDULER,
-    "kai.scheduler": KAI_SCHEDULER,
+CRD_GROUP_RELEASES: Final[dict[str, str]] = {
+    "nvidia.com": GPU_OPERATOR.release,
+    "resource.nvidia.com": GPU_OPERATOR.release,
+    "nfd.k8s-sigs.io": GPU_OPERATOR.release,  # its bundled Node Feature Discovery chart
+    "ray.io": KUBERAY_OPERATOR.release,
+    "kueue.x-k8s.io": KUEUE.release,
+    "scheduling.run.ai": KAI_SCHEDULER.release,
+    "kai.scheduler": KAI_SCHEDULER.release,
 }
 
 
-def chart_for_api_version(api_version: str) -> HelmChart | None:
-    """The chart whose release installs the CRD of `api_version`; None for built-in APIs."""
+def release_for_api_version(api_version: str) -> str | None:
+    """The release that installs the CRD of `api_version`; None for built-in APIs."""
     group = api_version.rpartition("/")[0]
-    return CRD_GROUP_CHARTS.get(group)
+    return CRD_GROUP_RELEASES.get(group)
+
+
+def chart_for_api_version(api_version: str) -> HelmChart | None:
+    """The upstream chart whose release installs the CRD of `api_version`; None for built-in."""
+    release = release_for_api_version(api_version)
+    return next((chart for chart in CHARTS if chart.release == release), None)
 
 
 # Namespaces KAI's chart creates for itself (resource-reservation pods for GPU sharing, and the
@@ -134,12 +168,58 @@ class Image:
 # tags its images with its release tag), so bumping a chart above bumps its image too.
 KUEUE_IMAGE: Final = Image("registry.k8s.io/kueue/kueue", f"v{KUEUE.version}")
 KUBERAY_OPERATOR_IMAGE: Final = Image("quay.io/kuberay/operator", f"v{KUBERAY_OPERATOR.version}")
+MCR_KUEUE_IMAGE: Final = Image("mcr.microsoft.com/oss/v2/kueue/kueue", f"v{MCR_KUEUE.version}")
+MCR_KUBERAY_OPERATOR_IMAGE: Final = Image(
+    "mcr.microsoft.com/oss/v2/kuberay/operator", f"v{MCR_KUBERAY_OPERATOR.version}"
+)
 # KAI names every component image `<registry>/<component>:<tag>`.
 KAI_REGISTRY: Final = "ghcr.io/kai-scheduler/kai-scheduler"
 KAI_IMAGE_TAG: Final = KAI_SCHEDULER.version
 
 # The image of the Job that waits for KAI's queue webhook (manifests/kai_webhook.py).
 KUBECTL_IMAGE: Final = Image("registry.k8s.io/kubectl", "v1.35.0")
+
+ChartSource = Literal["upstream", "mcr"]
+CHART_SOURCES: Final[tuple[ChartSource, ...]] = ("upstream", "mcr")
+
+
+@dataclass(frozen=True)
+class ChartSet:
+    """The four charts one `operators.chartSource` installs, with the images set in their values."""
+
+    source: ChartSource
+    gpu_operator: HelmChart
+    kuberay: HelmChart
+    kueue: HelmChart
+    kai: HelmChart
+    kuberay_image: Image
+    kueue_image: Image
+
+    @property
+    def charts(self) -> tuple[HelmChart, ...]:
+        return (self.gpu_operator, self.kuberay, self.kueue, self.kai)
+
+
+CHART_SETS: Final[dict[ChartSource, ChartSet]] = {
+    "upstream": ChartSet(
+        "upstream",
+        GPU_OPERATOR,
+        KUBERAY_OPERATOR,
+        KUEUE,
+        KAI_SCHEDULER,
+        KUBERAY_OPERATOR_IMAGE,
+        KUEUE_IMAGE,
+    ),
+    "mcr": ChartSet(
+        "mcr",
+        GPU_OPERATOR,
+        MCR_KUBERAY_OPERATOR,
+        MCR_KUEUE,
+        KAI_SCHEDULER,
+        MCR_KUBERAY_OPERATOR_IMAGE,
+        MCR_KUEUE_IMAGE,
+    ),
+}
 
 # The Ray image every head and worker runs (see the module docstring).
 RAY_VERSION: Final = "2.58.0"

@@ -33,12 +33,13 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from catalog.versions import (
+    CHART_SETS,
     GPU_OPERATOR,
     KAI_SCHEDULER,
     KUBERAY_OPERATOR,
     KUEUE,
     HelmChart,
-    chart_for_api_version,
+    release_for_api_version,
 )
 from components.k8s_objects import create_object
 from manifests.helm_values import (
@@ -90,27 +91,32 @@ class ClusterOperators(pulumi.ComponentResource):
             return
 
         driver = settings.cluster.gpu_driver
+        charts = CHART_SETS[operators.chart_source]
         self.gpu_operator = self._release(
             name,
-            GPU_OPERATOR,
+            charts.gpu_operator,
             gpu_operator_values(driver),
             provider,
         )
-        self.kuberay = self._release(name, KUBERAY_OPERATOR, kuberay_operator_values(), provider)
+        self.kuberay = self._release(
+            name, charts.kuberay, kuberay_operator_values(image=charts.kuberay_image), provider
+        )
         # Kueue after KubeRay: its RayJob and RayService integrations then find the Ray CRDs when
         # Kueue starts, so "Kueue ready" also means "Kueue manages RayJobs and RayServices".
         self.kueue = self._release(
             name,
-            KUEUE,
+            charts.kueue,
             kueue_values(
-                metrics=settings.observability.enabled, pods_ready=settings.scheduling.pods_ready
+                metrics=settings.observability.enabled,
+                pods_ready=settings.scheduling.pods_ready,
+                image=charts.kueue_image,
             ),
             provider,
             depends_on=[self.kuberay],
         )
         self.kai = self._release(
             name,
-            KAI_SCHEDULER,
+            charts.kai,
             kai_scheduler_values(driver, gpu_sharing=operators.gpu_sharing),
             provider,
         )
@@ -119,8 +125,7 @@ class ClusterOperators(pulumi.ComponentResource):
             {
                 "installed": True,
                 "releases": {
-                    chart.release: f"{chart.chart}@{chart.version}"
-                    for chart in (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
+                    chart.release: f"{chart.chart}@{chart.version}" for chart in charts.charts
                 },
             }
         )
@@ -130,14 +135,14 @@ class ClusterOperators(pulumi.ComponentResource):
 
         None for built-in APIs, and for every API when the stack does not install operators.
         """
-        chart = chart_for_api_version(api_version)
+        release = release_for_api_version(api_version)
         releases = {
-            GPU_OPERATOR: self.gpu_operator,
-            KUBERAY_OPERATOR: self.kuberay,
-            KUEUE: self.kueue,
-            KAI_SCHEDULER: self.kai,
+            GPU_OPERATOR.release: self.gpu_operator,
+            KUBERAY_OPERATOR.release: self.kuberay,
+            KUEUE.release: self.kueue,
+            KAI_SCHEDULER.release: self.kai,
         }
-        return releases[chart] if chart is not None else None
+        return releases[release] if release is not None else None
 
     def _kai_queue_webhook_wait(
         self, name: str, kai: pulumi.Resource, provider: k8s.Provider

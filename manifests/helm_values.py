@@ -28,6 +28,7 @@ from catalog.versions import (
     KUBERAY_OPERATOR_IMAGE,
     KUEUE_CONFIG_API_VERSION,
     KUEUE_IMAGE,
+    Image,
 )
 from settings.model import PodsReady
 
@@ -135,17 +136,15 @@ def gpu_operator_values(gpu_driver: str) -> dict[str, Any]:
     }
 
 
-def kuberay_operator_values() -> dict[str, Any]:
+def kuberay_operator_values(*, image: Image = KUBERAY_OPERATOR_IMAGE) -> dict[str, Any]:
     """KubeRay: every Ray pod is scheduled by KAI.
 
     Only `batchScheduler.name` is set; the deprecated `batchScheduler.enabled` (which means
-    Volcano) must stay unset, as KubeRay refuses both together.
+    Volcano) must stay unset, as KubeRay refuses both together. `image`: the chart source's
+    operator image (Microsoft's build names its own, through the same values).
     """
     return {
-        "image": {
-            "repository": KUBERAY_OPERATOR_IMAGE.repository,
-            "tag": KUBERAY_OPERATOR_IMAGE.tag,
-        },
+        "image": {"repository": image.repository, "tag": image.tag},
         "nodeSelector": operator_node_selector(),
         "batchScheduler": {"name": KAI_SCHEDULER_NAME},
         "metrics": CHART_SERVICE_MONITOR,
@@ -218,8 +217,13 @@ def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, A
     }
 
 
-def kueue_values(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
-    """Kueue: the controller manager (which also serves the webhooks) on the CPU pool."""
+def kueue_values(
+    *, metrics: bool, pods_ready: PodsReady, image: Image = KUEUE_IMAGE
+) -> dict[str, Any]:
+    """Kueue: the controller manager (which also serves the webhooks) on the CPU pool.
+
+    `image`: the chart source's controller image, set through the chart's own values.
+    """
     config = kueue_manager_config(metrics=metrics, pods_ready=pods_ready)
     return {
         # The chart's ServiceMonitor (monitoring.coreos.com/v1) stays off, as above.
@@ -227,8 +231,8 @@ def kueue_values(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
         "controllerManager": {
             "manager": {
                 "image": {
-                    "repository": KUEUE_IMAGE.repository,
-                    "tag": KUEUE_IMAGE.tag,
+                    "repository": image.repository,
+                    "tag": image.tag,
                     "pullPolicy": "IfNotPresent",
                 }
             },

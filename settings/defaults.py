@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Final
 
 from catalog.azure import MIN_MAINTENANCE_HOURS
+from catalog.versions import ChartSource
 from settings.model import (
     ClusterMode,
     CpuPool,
@@ -92,6 +93,8 @@ DEFAULT_OBSERVABILITY_ENABLED: Final = False
 DEFAULT_GRAFANA: Final = True
 DEFAULT_PROMETHEUS_OPERATOR: Final = False
 
+# The projects' own charts; `mcr` takes Microsoft's builds of KubeRay and Kueue.
+DEFAULT_CHART_SOURCE: Final[ChartSource] = "upstream"
 # What an existing cluster's KAI scheduler runs: not declared, so the planner warns that the
 # stack cannot see or turn off its eviction actions.
 DEFAULT_KAI_ACTIONS: Final[tuple[str, ...] | None] = None

@@ -13,6 +13,7 @@ from typing import Final, Literal
 
 from catalog.pools import CPU_POOL_NAME
 from catalog.quantities import GPU_RESOURCE
+from catalog.versions import ChartSource
 from catalog.vm_sizes import VM_SIZES
 from workloads.catalog import WORKLOADS
 
@@ -263,6 +264,8 @@ class OperatorSettings:
     # With install False: the actions the cluster's own KAI scheduler runs, as the stack file
     # declares them (catalog/kai.py names); None: not declared (the planner warns).
     kai_actions: tuple[str, ...] | None
+    # Where KubeRay's and Kueue's charts come from (catalog/versions.py CHART_SETS).
+    chart_source: ChartSource
 
 
 @dataclass(frozen=True)

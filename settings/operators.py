@@ -1,11 +1,14 @@
-"""`operators`: whether the stack installs the four operators, and their optional features."""
+"""`operators`: whether the stack installs the four operators, from where, and their optional
+features."""
 
 from __future__ import annotations
 
 from typing import Final
 
 from catalog.kai import KAI_ACTIONS, PLACING_ACTION
+from catalog.versions import CHART_SOURCES, ChartSource
 from settings.defaults import (
+    DEFAULT_CHART_SOURCE,
     DEFAULT_GPU_SHARING,
     DEFAULT_KAI_ACTIONS,
     DEFAULT_OPERATORS_INSTALL,
@@ -14,7 +17,7 @@ from settings.errors import Problem
 from settings.model import ClusterSettings, OperatorSettings
 from settings.reader import Section, describe, join
 
-OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing", "kaiActions")
+OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing", "kaiActions", "chartSource")
 
 
 def parse_operators(
@@ -44,7 +47,21 @@ def parse_operators(
         gpu_sharing=section.boolean("gpuSharing", DEFAULT_GPU_SHARING),
         install=install,
         kai_actions=_kai_actions(section, install=install),
+        chart_source=_chart_source(section, install=install),
     )
+
+
+def _chart_source(section: Section, *, install: bool) -> ChartSource:
+    """`chartSource`: whose builds of KubeRay and Kueue the stack installs."""
+    chosen = section.literal("chartSource", CHART_SOURCES, DEFAULT_CHART_SOURCE)
+    if section.has("chartSource") and not install:
+        # Nothing is installed, so a source would be silently ignored.
+        section.problem(
+            join(section.path, "chartSource"),
+            "is only for operators.install: true (the stack installs nothing here, so it "
+            "installs from nowhere): leave chartSource out",
+        )
+    return chosen
 
 
 def _kai_actions(section: Section, *, install: bool) -> tuple[str, ...] | None:

@@ -23,7 +23,7 @@ from aksray.checks.findings import Findings
 from aksray.model import HELM_RELEASE, plan
 from aksray.runner import RunResult
 from catalog.chart_objects import SWITCHED_OBJECTS, chart_groups, is_built_in_group, value_at
-from catalog.versions import CHARTS, CRD_GROUP_CHARTS
+from catalog.versions import CHARTS, CRD_GROUP_RELEASES
 from tests.support.chart_values import chart_defaults
 from tests.support.harness import STACKS, P, cli, planned, stack_document, write_stack
 from tests.support.reference import REFERENCE
@@ -117,7 +117,7 @@ def test_the_charts_own_crd_groups_are_the_ones_they_ship() -> None:
                 continue
             groups |= set(re.findall(r"(?m)^\s{2}group:\s*(\S+)", crd_file.read_text()))
     assert {chart.release: set(chart_groups(chart.release)) for chart in CHARTS} == shipped
-    assert {g: c.release for g, c in CRD_GROUP_CHARTS.items()} == {
+    assert dict(CRD_GROUP_RELEASES) == {
         g: chart for chart, groups in shipped.items() for g in groups
     }
 

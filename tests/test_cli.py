@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,8 @@ from aksray.graph import critical_path
 from aksray.model import plan
 from aksray.report import summary
 from aksray.runner import PROJECT_ROOT
+from aksray.usage import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, exit_codes
+from catalog.versions import CHART_SETS, RAY_IMAGE
 from tests.support.harness import STACKS, P, assert_rejected, cli, planned, write_stack
 from tests.support.minimal_stack import config, minimal, teams
 
@@ -162,9 +166,15 @@ def test_render_into_a_file_is_a_user_error(tmp_path: Path) -> None:
 def test_plan_prints_the_summary_and_the_checks() -> None:
     run = cli("plan", "--stack", "dev")
     assert run.code == 0 and run.stderr == ""
-    for heading in ("Pools (", "Queues (", "KAI queues", "Workloads (", "Deploy critical path ("):
-        assert heading in run.stdout
-    assert "aksray-cluster-rg → aksray-cluster-aks → aksray-cluster-pool-cpu" in run.stdout
+    headings = ("Pools (", "Queues (", "KAI queues", "Workloads (", "Pod sets (", "Deploy critical")
+    for heading in headings:
+        assert f"\n{heading}" in run.stdout
+    steps = [line.split()[:2] for line in run.stdout.split("Deploy critical path")[1].splitlines()]
+    assert steps[1:4] == [
+        ["aksray-cluster-rg", "5"],
+        ["→", "aksray-cluster-aks"],
+        ["→", "aksray-cluster-pool-cpu"],
+    ]
     assert run.stdout.rstrip().endswith("Checks: 0 errors, 0 warnings")
 
 
@@ -212,3 +222,49 @@ def _dev_summary() -> dict[str, Any]:
     result = planned("dev")
     data: dict[str, Any] = summary(plan(result), critical_path(result))
     return data
+
+
+# --------------------------------------------------------------------------------------------
+# --help and --version
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [None, "plan", "render", "rehearse"])
+def test_help_says_what_a_command_does_with_an_example_and_every_exit_code(
+    command: str | None,
+) -> None:
+    run = cli(*([command] if command else []), "--help")
+    assert run.code == 0, run.output
+    text = run.stdout
+    examples = text.split("\nexamples:\n")[1].split("\n\n")[0].splitlines()
+    assert examples and all(line.startswith(f"  aksray {command or ''}") for line in examples)
+    codes = text.split("\nexit codes:\n")[1].splitlines()
+    listed = {int(line.split()[0]) for line in codes if line.strip()}
+    # Every code the command can return: the ones main() returns for all, and the command's own.
+    assert listed == {0, 1, 2, 3, 130, 141}
+    assert set(exit_codes(command)) == listed
+
+
+def test_the_codes_help_lists_are_the_codes_the_cli_returns(tmp_path: Path) -> None:
+    assert cli("plan", "--stack", "dev").code == EXIT_OK
+    assert cli("plan", "--stack", "nope").code == EXIT_PROBLEMS
+    assert cli("plan", "--bogus").code == EXIT_USAGE
+    assert cli("render", "--stack", "dev", "--out", tmp_path / "f" / "x").code == EXIT_OK
+    (tmp_path / "file").write_text("")
+    assert cli("render", "--stack", "dev", "--out", tmp_path / "file").code == EXIT_PROBLEMS
+
+
+def test_version_prints_the_package_and_every_pinned_chart() -> None:
+    run = cli("--version")
+    assert run.code == 0
+    lines = run.stdout.splitlines()
+    assert lines[0] == f"aksray {version('aks-ray-platform')} (aks-ray-platform)"
+    for source, charts in CHART_SETS.items():
+        block = run.stdout.split(f"charts with operators.chartSource: {source}:\n")[1]
+        for chart in charts.charts:
+            assert re.search(
+                rf"^  {chart.release} +{re.escape(chart.version)} +{re.escape(chart.repository)}$",
+                block,
+                re.M,
+            ), chart
+    assert lines[-1] == f"ray image: {RAY_IMAGE}"

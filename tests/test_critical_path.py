@@ -14,7 +14,7 @@ from aksray.graph import (
     longest_chain,
     waits_for,
 )
-from aksray.runner import RecordedResource
+from aksray.runner import PROJECT_ROOT, RecordedResource
 from tests.support.harness import planned
 
 # --------------------------------------------------------------------------------------------
@@ -109,3 +109,16 @@ def test_estimates_live_in_one_table() -> None:
     assert estimated_seconds("kubernetes:kueue.x-k8s.io/v1beta2:ClusterQueue") == 2
     assert estimated_seconds("pulumi:providers:kubernetes") == 1
     assert all(seconds >= 0 for seconds in ESTIMATED_SECONDS.values())
+
+
+def test_the_docs_end_dev_s_chain_where_the_plan_does() -> None:
+    """docs/scheduling.md describes dev's chain; it once said it ran to a workload, while dev
+    stages its jobs and the printed chain ends at the team's LocalQueue."""
+    text = (PROJECT_ROOT / "docs" / "scheduling.md").read_text()
+    paragraph = next(p for p in text.split("\n\n") if p.startswith("In `dev` the chain runs"))
+    last = critical_path(planned("dev")).resources[-1]
+    kind = last.type.rpartition(":")[2]
+    assert kind == "LocalQueue"
+    assert f"to team-a's {kind}:" in " ".join(paragraph.split())
+    ran = critical_path(planned("dev+run")).resources[-1]
+    assert ran.type.startswith("kubernetes:ray.io/"), "a submitted job ends the chain"

@@ -165,6 +165,7 @@ def test_exactly_four_releases_and_kai_never_from_the_retracted_line() -> None:
     assert all(r.inputs.get("devel") is not True for r in releases)
 
 
+@pytest.mark.reference
 def test_images_are_pinned_to_the_release_tags() -> None:
     result = planned("dev")
     kueue = values(result, "aksray-operators-kueue")["controllerManager"]["manager"]["image"]
@@ -185,12 +186,14 @@ def test_images_are_pinned_to_the_release_tags() -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 @pytest.mark.parametrize("name", sorted(CHART_BY_RELEASE))
 def test_every_value_we_set_exists_in_the_upstream_chart(stack: str, name: str) -> None:
     assert unknown_value_paths(CHART_BY_RELEASE[name], values(planned(stack), name)) == []
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("driver", ["operator", "aks"])
 @pytest.mark.parametrize("switch", [False, True])
 def test_every_builder_variant_sets_only_upstream_keys(driver: str, switch: bool) -> None:
@@ -202,6 +205,7 @@ def test_every_builder_variant_sets_only_upstream_keys(driver: str, switch: bool
     assert unknown_value_paths("kai-scheduler", kai) == []
 
 
+@pytest.mark.reference
 def test_the_values_check_catches_misspelt_keys() -> None:
     misspelt = {
         "toolkit": {"enable": False},  # toolkit.enabled
@@ -225,6 +229,7 @@ def test_the_values_check_catches_misspelt_keys() -> None:
     ]
 
 
+@pytest.mark.reference
 def test_free_form_maps_take_any_key() -> None:
     # operator.nodeSelector defaults to {kubernetes.io/os: linux}: still a free-form map.
     assert unknown_value_paths("gpu-operator", {"operator": {"nodeSelector": {"x/y": "z"}}}) == []
@@ -302,6 +307,7 @@ def test_kueue_integrates_every_kind_the_enabled_workloads_use(stack: str) -> No
     assert sorted(frameworks) == ["ray.io/rayjob", "ray.io/rayservice"]
 
 
+@pytest.mark.reference
 def test_kueue_leaves_raycluster_and_pod_level_integrations_off() -> None:
     frameworks = kueue_config(planned("dev"))["integrations"]["frameworks"]
     # The RayService controller owns its RayCluster; a second claimant fights it over suspend.
@@ -314,6 +320,7 @@ def test_kueue_leaves_raycluster_and_pod_level_integrations_off() -> None:
     )
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize(("stack", "metrics"), [("dev", False), ("prod", True)])
 def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, metrics: bool) -> None:
     expected = upstream_kueue_config()
@@ -328,6 +335,7 @@ def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, met
     assert kueue_config(planned(stack)) == expected
 
 
+@pytest.mark.reference
 def test_keys_we_add_to_the_kueue_config_are_spelt_as_upstream_documents_them() -> None:
     text = (REFERENCE / "charts/kueue/values.yaml").read_text()
     assert re.search(r"#\s*manageJobsWithoutQueueName:", text)
@@ -375,6 +383,7 @@ def _shard_crd() -> dict[str, Any]:
     return spec
 
 
+@pytest.mark.reference
 def test_the_kai_action_names_are_the_pinned_schedulers() -> None:
     # A misspelt action name is a new, harmless action and leaves the real one on: the names we
     # disable must be KAI's own, which the SchedulingShard CRD lists with their priorities.
@@ -394,6 +403,7 @@ def test_kai_runs_only_allocate(stack: str) -> None:
     assert registered(planned(stack)).kai_actions == ("allocate",)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("sharing", [False, True])
 def test_the_default_shard_the_chart_renders_from_our_values_is_valid(sharing: bool) -> None:
     """The chart's default SchedulingShard, as templates/default-shard.yaml renders it from our
@@ -430,6 +440,7 @@ def test_the_default_shard_the_chart_renders_from_our_values_is_valid(sharing: b
     assert shard["spec"]["actions"] == EVICTIONS_OFF
 
 
+@pytest.mark.reference
 def test_kai_priority_classes_are_the_ones_our_priorities_name() -> None:
     found = {}
     for path in sorted((REFERENCE / "manifests/kai/priorityclasses").glob("*.yaml")):
@@ -461,6 +472,7 @@ def test_no_scale_adjuster_without_gpu_sharing(stack: str) -> None:
     assert (kai["gpuSharing"], kai["clusterAutoscaling"]) == (False, False)
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("driver", ["operator", "aks"])
 @pytest.mark.parametrize("sharing", [False, True])
 def test_gpu_sharing_and_cluster_autoscaling_go_together(driver: str, sharing: bool) -> None:
@@ -647,6 +659,7 @@ def test_render_writes_each_release_as_its_chart_and_values(tmp_path: Path) -> N
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize(
     ("folder", "release_name"),
     [("kueue", "kueue"), ("kai", "kai-scheduler"), ("kuberay", "kuberay-operator")],

@@ -264,6 +264,9 @@ def test_make_install_takes_the_newest_that_runs_and_says_so(sandbox: Path) -> N
     assert done.returncode == 0, done.stderr
     assert f"chose Python {RUNNING_FULL} ({fake}), the newest of" in done.stdout
     assert f"make install: Python {RUNNING_FULL} ({fake})" in done.stdout
+    # A newcomer sees how long it takes, before and after (uv shows its own progress between).
+    assert "(cold, downloading about 90 MB: about 20 s; from uv's cache: seconds)" in done.stdout
+    assert re.search(rf"^make install: done in \d+s \(Python {RUNNING_FULL}\)$", done.stdout, re.M)
     assert uv_calls(sandbox) == [f"sync --locked --extra dev --python {fake}"]
     assert (sandbox / ".venv" / ".installed").exists()
     assert (sandbox / ".cache" / "python").read_text() == f"{fake} {RUNNING_FULL}\n"

@@ -41,6 +41,7 @@ def custom_resources(result: RunResult) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.reference
 def test_every_custom_resource_of_every_stack_passes_its_crd() -> None:
     results = [planned(stack) for stack in (*STACKS, "dev+run", "prod+run")]
     results += [run_program(path) for path in SCENARIOS]
@@ -59,6 +60,7 @@ def test_every_custom_resource_of_every_stack_passes_its_crd() -> None:
         assert kinds["WorkloadPriorityClass"] == 4
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("stack", STACKS)
 def test_a_broken_object_in_a_stack_would_be_caught(stack: str) -> None:
     """The check above can fail: the same objects, each with one unknown field, all fail."""

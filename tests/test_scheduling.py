@@ -319,6 +319,7 @@ def _kai_chart_priority_classes() -> dict[str, int]:
     return found
 
 
+@pytest.mark.reference
 def test_workload_priority_classes_are_kais_names_and_values() -> None:
     ours = {c["metadata"]["name"]: c["value"] for c in workload_priority_classes()}
     assert (

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from aksray.graph import (
     critical_path,
 )
 from aksray.model import plan
-from aksray.report import summary, summary_lines
+from aksray.report import (
+    critical_path_lines,
+    pod_sets_table,
+    summary,
+    summary_lines,
+    workloads_table,
+)
 from tests.support.harness import planned
 
 
@@ -167,5 +175,33 @@ def test_summary_text_shows_the_same_numbers() -> None:
         "  research  -         unlimited  unlimited\n"
         "  team-a    research  unlimited  unlimited\n"
     ) in text
-    assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4" in text
-    assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per Standard_NC24ads" in text
+    assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4\n" in text
+    assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per node)\n" in text
+
+
+# What a terminal shows without wrapping: the workloads, their pod sets and the critical path
+# were 158 and 273 columns wide.
+WIDTH = 100
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod", "dev+run", "prod+run"])
+def test_workloads_and_the_critical_path_fit_the_terminal(stack: str) -> None:
+    result = planned(stack)
+    data = summary(plan(result), critical_path(result))
+    lines = [
+        *workloads_table(data["workloads"]),
+        *pod_sets_table(data["workloads"]),
+        *critical_path_lines(data["criticalPath"]),
+    ]
+    assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)
+
+
+def test_the_critical_path_is_one_step_per_line_with_its_estimate() -> None:
+    lines = critical_path_lines(_dev_summary()["criticalPath"])
+    assert lines[0] == (
+        "Deploy critical path (10 resources, about 16 min 14 s; estimates from aksray/graph.py):"
+    )
+    steps = [line.split() for line in lines[1:]]
+    assert steps[0] == ["aksray-cluster-rg", "5", "s"]
+    assert steps[1] == ["→", "aksray-cluster-aks", "8", "min", "00", "s"]
+    assert [step[1] for step in steps[1:]] == critical_path(planned("dev")).names[1:]

@@ -119,6 +119,7 @@ def test_every_enabled_workload_is_one_ray_object() -> None:
     assert [r.name for r in _ray_objects(planned("local"))] == ["aksray-workloads-llm-serve"]
 
 
+@pytest.mark.reference
 @pytest.mark.parametrize("stack", STACKS)
 def test_every_ray_object_validates_against_the_kuberay_crds(stack: str) -> None:
     objects = _ray_objects(_run(stack))
@@ -127,6 +128,7 @@ def test_every_ray_object_validates_against_the_kuberay_crds(stack: str) -> None
         assert validate_object(resource.inputs) == [], resource.name
 
 
+@pytest.mark.reference
 def test_the_validator_catches_a_broken_worker_group() -> None:
     manifest = copy.deepcopy(_object(planned("dev+run"), "qwen-lora").inputs)
     del manifest["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["groupName"]

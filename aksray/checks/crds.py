@@ -3,7 +3,7 @@
 The switches and the objects behind them are catalog/chart_objects.py. A switch counts with the
 value the release really gets: ours where the values set it, else the chart's default (the GPU
 Operator's DCGM ServiceMonitor is on by default). A CRD is there when a release of this stack
-ships it (catalog.versions.CRD_GROUP_CHARTS); nothing else in the stack installs CRDs.
+ships it (catalog.versions.CRD_GROUP_RELEASES); nothing else in the stack installs CRDs.
 """
 
 from __future__ import annotations

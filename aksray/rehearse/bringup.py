@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 from typing import Any
 
+from aksray.reference import HOW_TO_GET, locate
 from aksray.rehearse.controlplane import (
     ControlPlane,
     Timer,
@@ -27,27 +27,18 @@ from aksray.rehearse.processes import RigError, Supervisor
 from aksray.rehearse.toolchain import RigToolchain
 
 
-def reference_dir() -> Path:
-    """The upstream CRDs the platform ships (KubeRay v1.7.0, KAI v0.17.0)."""
-    configured = os.environ.get("AKSRAY_REFERENCE")
-    base = (
-        Path(configured)
-        if configured
-        else Path(__file__).resolve().parents[3] / "shared" / "reference"
-    )
-    return base
-
-
 def shipped_crds() -> list[Path]:
     """KubeRay's and KAI's CRDs at the versions the platform ships (the rig's operator is older:
-    it reads its own fields and ignores the newer ones)."""
-    base = reference_dir() / "crds"
-    files = sorted((base / "kuberay").glob("*.yaml")) + sorted((base / "kai").glob("*.yaml"))
+    it reads its own fields and ignores the newer ones), from the upstream reference data."""
+    base = locate()
+    files = (
+        sorted((base / "crds" / "kuberay").glob("*.yaml"))
+        + sorted((base / "crds" / "kai").glob("*.yaml"))
+        if base
+        else []
+    )
     if not files:
-        raise RigError(
-            f"no KubeRay/KAI CRDs under {base}: set AKSRAY_REFERENCE to the folder of the "
-            "pinned upstream reference files"
-        )
+        raise RigError(f"no KubeRay/KAI CRDs of the upstream reference data: {HOW_TO_GET}")
     return files
 
 

@@ -16,24 +16,24 @@ from typing import Any
 from aksray.rehearse.processes import RigError
 from aksray.rehearse.scenario_names import SCENARIO_NAMES
 from aksray.rehearse.toolchain import ToolchainMissingError
+from aksray.usage import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from aksray.usage import EXIT_PROBLEMS as EXIT_BROKEN
 
-EXIT_OK = 0
-EXIT_BROKEN = 1
-EXIT_USAGE = 2
-EXIT_INTERNAL = 3
-EXIT_INTERRUPTED = 130
 ALL = "all"
 
 
-def add_parser(commands: Any, add_source: Callable[[argparse.ArgumentParser], None]) -> None:
+def add_parser(
+    commands: Any, add_source: Callable[[argparse.ArgumentParser], None], **help_text: Any
+) -> None:
+    """`help_text`: the epilog and formatter the other commands get (aksray/cli.py)."""
     rehearse = commands.add_parser(
         "rehearse",
         help="play the stack's queues and workloads on real Kueue and KubeRay controllers",
         description="Start a real control plane, Kueue, the KubeRay operator and kwok nodes "
         "shaped like the stack's pools (or use --kubeconfig), apply the stack through the real "
         "Pulumi engine, play a scenario, print the timeline and one verdict per invariant, then "
-        "destroy. Exit 0 when every invariant held, 1 when one did not, 2 on usage errors "
-        "(a rig or engine that is not built), 3 on internal errors.",
+        "destroy.",
+        **help_text,
     )
     add_source(rehearse)
     rehearse.add_argument(

@@ -3,13 +3,10 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from aksray.reference import FETCHED, locate
 
 # The upstream contracts (Kueue, KubeRay and KAI CRDs; the charts' values.yaml) the conformance
-# tests validate against. They are reference data kept beside the checkout, never in it:
-# `../shared/reference`, or wherever AKSRAY_REFERENCE points.
-REFERENCE = Path(
-    os.environ.get("AKSRAY_REFERENCE")
-    or Path(__file__).resolve().parents[2].parent / "shared" / "reference"
-)
+# tests validate against: reference data kept outside the repository (aksray/reference.py).
+# Tests that read it are marked `reference`; without it they do not run (tests/conftest.py).
+REFERENCE_FOUND = locate()
+REFERENCE = REFERENCE_FOUND or FETCHED

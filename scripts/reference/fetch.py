@@ -1,0 +1,123 @@
+"""`make reference`: the pinned upstream files the conformance tests validate against.
+
+Each file listed in files.tsv (CRDs and chart files of Kueue, KubeRay, KAI and the GPU Operator at
+the pinned tags) is fetched from its official location, or copied from the folder (a path or a
+`file://` URL) that AKSRAY_REFERENCE or `--from` names, checked against its SHA-256 and written to
+.cache/reference/ (aksray/reference.py looks there). A file already there with the right digest is
+kept, so a second run needs no network. A digest that differs is an error: nothing unchecked is
+ever written. The files stay outside the repository.
+
+    .venv/bin/python scripts/reference/fetch.py                      # from the official locations
+    AKSRAY_REFERENCE=../shared/reference .venv/bin/python scripts/reference/fetch.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+from urllib.error import URLError
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from aksray.reference import FETCHED, REFERENCE_ENV, as_folder
+
+MANIFEST: Final = Path(__file__).with_name("files.tsv")
+TIMEOUT_SECONDS: Final = 60
+
+
+@dataclass(frozen=True)
+class Pinned:
+    path: str  # under the reference folder
+    sha256: str
+    url: str  # the official location
+
+
+def read_manifest(manifest: Path = MANIFEST) -> list[Pinned]:
+    entries = []
+    for line in manifest.read_text().splitlines():
+        if line and not line.startswith("#"):
+            path, sha256, url = line.split("\t")
+            entries.append(Pinned(path, sha256, url))
+    return entries
+
+
+def _source(entry: Pinned, base: str | None) -> str:
+    """Where to read one file: under the folder `base` names, or its official location."""
+    if base is None:
+        return entry.url
+    return (as_folder(base).resolve() / entry.path).as_uri()
+
+
+def _read(url: str) -> bytes:
+    if not url.startswith(("https://", "file://")):
+        raise ValueError(f"not an https or file URL: {url}")
+    with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:  # noqa: S310 - checked
+        data: bytes = response.read()
+    return data
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def fetch(entries: list[Pinned], base: str | None, dest: Path) -> tuple[int, list[str]]:
+    """(files fetched, problems); a file already in `dest` with its digest is left as it is."""
+    fetched, problems = 0, []
+    for entry in entries:
+        target = dest / entry.path
+        if target.is_file() and _digest(target.read_bytes()) == entry.sha256:
+            continue
+        url = _source(entry, base)
+        try:
+            data = _read(url)
+        except (OSError, URLError, ValueError) as exc:
+            problems.append(f"{entry.path}: cannot read {url} ({exc})")
+            continue
+        if _digest(data) != entry.sha256:
+            problems.append(
+                f"{entry.path}: {url} has sha256 {_digest(data)}, not the pinned {entry.sha256}: "
+                "not the upstream file at the pinned tag"
+            )
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".partial")
+        partial.write_bytes(data)
+        partial.replace(target)
+        fetched += 1
+    return fetched, problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--from",
+        dest="base",
+        default=os.environ.get(REFERENCE_ENV) or None,
+        help=f"a folder or file:// URL to copy from (default: ${REFERENCE_ENV}, else the "
+        "official locations)",
+    )
+    parser.add_argument("--dest", type=Path, default=FETCHED, help="where to write")
+    args = parser.parse_args(argv)
+    entries = read_manifest()
+    fetched, problems = fetch(entries, args.base, args.dest)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
+    if problems:
+        print(f"make reference: {len(problems)} of {len(entries)} files failed", file=sys.stderr)
+        return 1
+    origin = args.base or "their official locations"
+    how = f"{fetched} from {origin}, the rest already there" if fetched else "all already there"
+    print(
+        f"make reference: {len(entries)} upstream files in {args.dest}, each matching its "
+        f"sha256 ({how})"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,152 @@
+"""The upstream reference data: where the tests find it, how `make reference` gets it (checked
+against the digests kept in the repository), and a clone without it still passing its tests."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aksray.reference import BESIDE, FETCHED, locate
+from aksray.runner import PROJECT_ROOT
+from catalog.versions import CHARTS, GPU_OPERATOR, KAI_SCHEDULER, KUBERAY_OPERATOR, KUEUE
+from tests.support.reference import REFERENCE
+
+
+def _script() -> Any:
+    """scripts/reference/fetch.py, what `make reference` runs (registered: it has dataclasses)."""
+    spec = importlib.util.spec_from_file_location(
+        "reference_fetch", PROJECT_ROOT / "scripts" / "reference" / "fetch.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+fetch = _script()
+
+ENTRIES = fetch.read_manifest()
+# The repository of each pinned project and the git tag of its pinned chart.
+TAGS = {
+    "kubernetes-sigs/kueue": f"v{KUEUE.version}",
+    "ray-project/kuberay": f"v{KUBERAY_OPERATOR.version}",
+    "kai-scheduler/KAI-Scheduler": KAI_SCHEDULER.version,
+    "NVIDIA/gpu-operator": GPU_OPERATOR.version,
+}
+
+
+def test_every_file_is_pinned_to_the_charts_tag_with_a_digest() -> None:
+    assert len({e.path for e in ENTRIES}) == len(ENTRIES) == 21
+    for entry in ENTRIES:
+        assert re.fullmatch(r"[0-9a-f]{64}", entry.sha256), entry.path
+        found = re.fullmatch(
+            r"https://raw\.githubusercontent\.com/([^/]+/[^/]+)/([^/]+)/.+", entry.url
+        )
+        assert found, entry.url
+        assert TAGS[found.group(1)] == found.group(2), entry.url
+    # One chart's values.yaml per release the stack installs.
+    assert {f"charts/{chart.chart}/values.yaml" for chart in CHARTS} <= {e.path for e in ENTRIES}
+
+
+def test_no_reference_file_is_in_the_repository() -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=PROJECT_ROOT, capture_output=True, check=True
+    ).stdout.split(b"\0")
+    digests = {e.sha256 for e in ENTRIES}
+    copied = [
+        name.decode()
+        for name in tracked
+        if name
+        and (PROJECT_ROOT / name.decode()).is_file()
+        and hashlib.sha256((PROJECT_ROOT / name.decode()).read_bytes()).hexdigest() in digests
+    ]
+    assert copied == []
+
+
+@pytest.mark.reference
+def test_make_reference_copies_from_a_file_url_and_checks_each_digest(tmp_path: Path) -> None:
+    dest = tmp_path / "reference"
+    fetched, problems = fetch.fetch(ENTRIES, REFERENCE.resolve().as_uri(), dest)
+    assert (fetched, problems) == (21, [])
+    for entry in ENTRIES:
+        assert hashlib.sha256((dest / entry.path).read_bytes()).hexdigest() == entry.sha256
+    assert locate({"AKSRAY_REFERENCE": str(dest)}) == dest, "what it writes is a reference"
+    # A second run reads nothing: not even the source must still be there.
+    assert fetch.fetch(ENTRIES, (tmp_path / "gone").as_uri(), dest) == (0, [])
+
+
+def test_a_file_that_is_not_the_pinned_one_is_refused(tmp_path: Path) -> None:
+    source, dest = tmp_path / "source", tmp_path / "dest"
+    for entry in ENTRIES[:2]:
+        (source / entry.path).parent.mkdir(parents=True, exist_ok=True)
+        (source / entry.path).write_text("kind: NotTheUpstreamFile\n")
+    fetched, problems = fetch.fetch(ENTRIES[:3], str(source), dest)
+    assert fetched == 0
+    assert [p.split(":")[0] for p in problems] == [e.path for e in ENTRIES[:3]]
+    assert "not the pinned" in problems[0] and "cannot read" in problems[2]
+    assert not dest.exists(), "nothing unchecked is written"
+    code = fetch.main(["--from", str(source), "--dest", str(dest)])
+    assert code == 1
+
+
+def test_the_reference_is_found_where_it_is_configured(tmp_path: Path) -> None:
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "charts").mkdir()
+    assert locate({"AKSRAY_REFERENCE": str(tmp_path)}) == tmp_path
+    assert locate({"AKSRAY_REFERENCE": tmp_path.as_uri()}) == tmp_path
+    # A configured folder without the data is not silently replaced by another copy.
+    assert locate({"AKSRAY_REFERENCE": str(tmp_path / "empty")}) is None
+    expected = next((f for f in (FETCHED, BESIDE) if (f / "crds").is_dir()), None)
+    assert locate({}) == expected
+
+
+def _pytest(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("AKSRAY_")}
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args],
+        cwd=PROJECT_ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
+
+
+def test_a_clone_without_the_reference_runs_every_other_test(tmp_path: Path) -> None:
+    """As in a fresh clone with no ../shared: the conformance tests are left out, with one line
+    saying how to get them, and every other test runs and passes."""
+    empty = tmp_path / "no-reference"
+    empty.mkdir()
+    done = _pytest({"AKSRAY_REFERENCE": str(empty)}, "tests/test_operators.py")
+    assert done.returncode == 0, done.stdout[-3000:]
+    lines = [line for line in done.stdout.splitlines() if "upstream-conformance" in line]
+    assert len(lines) == 1, done.stdout[-3000:]
+    left_out = re.fullmatch(
+        r"skipped (\d+) upstream-conformance tests: .*make reference.*", lines[0]
+    )
+    assert left_out and int(left_out.group(1)) > 0, lines[0]
+    summary = done.stdout.strip().splitlines()[-1]
+    passed = re.search(r"(\d+) passed", summary)
+    assert passed and int(passed.group(1)) > 0, summary
+    assert "skipped" not in summary and "failed" not in summary, summary
+
+
+def test_ci_fails_rather_than_leave_the_conformance_tests_out(tmp_path: Path) -> None:
+    env = {"AKSRAY_REFERENCE": str(tmp_path), "AKSRAY_REQUIRE_REFERENCE": "1"}
+    done = _pytest(env, "tests/test_reference.py", "-k", "digest")
+    assert done.returncode == 1
+    assert "the upstream reference data is required" in done.stdout + done.stderr
+    ci = (PROJECT_ROOT / ".ci" / "run").read_text()
+    assert 'export AKSRAY_REFERENCE="${AKSRAY_REFERENCE:-$PWD/../shared/reference}"' in ci
+    assert "export AKSRAY_REQUIRE_REFERENCE=1" in ci
+    assert ci.index("make reference") < ci.index("make test")
