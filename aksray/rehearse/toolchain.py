@@ -133,6 +133,6 @@ def engine_toolchain() -> EngineToolchain:
     if missing:
         raise ToolchainMissingError(
             f"the Pulumi engine is not built (missing in {bin_dir}: {', '.join(missing)}); "
-            "run `make engine` once (cold: 17-33 min on 2 cores, then cached)"
+            "run `make engine` once (cold: 17-54 min on 2 cores, then cached)"
         )
     return EngineToolchain(bin_dir, versions)
