@@ -14,7 +14,7 @@ from types import FrameType
 from typing import Any
 
 from aksray.rehearse.processes import RigError
-from aksray.rehearse.scenario_names import SCENARIO_NAMES
+from aksray.rehearse.scenario_names import ALL_SCENARIOS, SCENARIO_NAMES
 from aksray.rehearse.toolchain import ToolchainMissingError
 from aksray.usage import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from aksray.usage import EXIT_PROBLEMS as EXIT_BROKEN
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     # where a shell leaves SIGINT ignored).
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)
-    scenarios = list(SCENARIO_NAMES) if args.scenario == ALL else [args.scenario]
+    scenarios = list(ALL_SCENARIOS) if args.scenario == ALL else [args.scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
         results = rehearse(config_file, name, scenarios, args.kubeconfig)
