@@ -129,7 +129,7 @@ golden: install
 bench: install
 	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev --preview --write-readme
 
-# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: 17-33 min on
+# Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: 17-54 min on
 # 2 cores, plus about 8 GB of Go caches outside the repository; then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.
 engine: install
 	scripts/engine/bootstrap.sh
@@ -139,7 +139,7 @@ e2e: engine
 
 # Tier T5: the rehearsal rig. `make rig` builds etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok, Kueue and the KubeRay operator from the Go module proxy into a cache
-# outside the repository (cold: about 40-60 min on 2 cores; then seconds). `make rehearse-test`
+# outside the repository (cold: 25-30 min on 2 cores, measured; then seconds). `make rehearse-test`
 # plays every scenario on the dev and prod stacks and the two seed demos through the real engine.
 rig:
 	scripts/rig/build.sh

@@ -14,7 +14,7 @@
 #
 # A second run with the cache present does nothing. A piece is rebuilt when its binary is missing
 # or its stamp (the pins it was built from) differs. `--force` rebuilds everything.
-# Cold build of the engine: 17-33 min on 2 cores (17 on a quiet machine, 33 on a busy one), plus
+# Cold build of the engine: 17-54 min on 2 cores (17 on a quiet machine, 54 on a busy one), plus
 # about 8 GB of Go module and build caches outside the repository.
 set -euo pipefail
 

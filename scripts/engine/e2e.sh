@@ -36,7 +36,7 @@ bin="$("$here/bootstrap.sh" --print-bin-dir)"
 for tool in pulumi pulumi-language-python pulumi-language-python-exec pulumi-resource-kubernetes; do
   if [ ! -x "$bin/$tool" ]; then
     echo "e2e: the engine toolchain is not built (missing ${bin#"$root"/}/$tool)." >&2
-    echo "e2e: run scripts/engine/bootstrap.sh first (the engine cold: 17-33 min on 2 cores; cached afterwards)." >&2
+    echo "e2e: run scripts/engine/bootstrap.sh first (the engine cold: 17-54 min on 2 cores; cached afterwards)." >&2
     exit 2
   fi
 done
