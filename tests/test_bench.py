@@ -53,3 +53,13 @@ def test_one_timed_run_reports_wall_cpu_and_memory() -> None:
     row = bench.bench("burn", burn, runs=2)
     assert row["runs"] == 2 and 0 < row["cpu_s"] <= row["max_s"] + 0.05
     assert row["min_s"] <= row["median_s"] <= row["max_s"] and row["peak_rss_mib"] > 1
+
+
+def test_the_readme_shows_the_latest_measured_table() -> None:
+    bench = _bench()
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = text.split(bench.README_START, 1)[1].split(bench.README_END, 1)[0]
+    assert block.lstrip().startswith("Measured 20")  # a date, written by make bench
+    rows = [line for line in block.splitlines() if line.startswith("| ") and "---" not in line]
+    names = [row.split("|")[1].strip() for row in rows[1:]]
+    assert {"prod", "dev", "local", "10 teams", "100 teams"} <= set(names)
