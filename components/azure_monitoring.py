@@ -131,17 +131,13 @@ class AzureMonitoring(pulumi.ComponentResource):
         """Grafana reads the workspace; the deployer may provision dashboards (the ones the
         dashboards wait for)."""
         own = pulumi.ResourceOptions(parent=self)
-
-        def role(subscription: str, which: str) -> str:
-            return role_definition_id(subscription, which)
-
         authorization.RoleAssignment(
             f"{name}-grafana-reads-workspace",
             scope=workspace.id,
             principal_id=instance.identity.apply(lambda i: i.principal_id if i else ""),
             principal_type="ServicePrincipal",
             role_definition_id=client.subscription_id.apply(
-                lambda s: role(s, MONITORING_DATA_READER_ROLE)
+                lambda s: role_definition_id(s, MONITORING_DATA_READER_ROLE)
             ),
             description="Managed Grafana queries the cluster's Prometheus metrics",
             opts=own,
@@ -156,7 +152,7 @@ class AzureMonitoring(pulumi.ComponentResource):
                 principal_id=client.object_id,
                 principal_type=principal_type,
                 role_definition_id=client.subscription_id.apply(
-                    lambda s: role(s, GRAFANA_EDITOR_ROLE)
+                    lambda s: role_definition_id(s, GRAFANA_EDITOR_ROLE)
                 ),
                 description="pulumi up: provisions the platform's Grafana dashboards",
                 opts=own,
