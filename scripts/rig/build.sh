@@ -6,13 +6,16 @@
 #       bin/etcd                      go.etcd.io/etcd/server/v3
 #       bin/kube-apiserver            k8s.io/kubernetes/cmd/kube-apiserver
 #       bin/kube-controller-manager   k8s.io/kubernetes/cmd/kube-controller-manager
-#       bin/kube-scheduler            k8s.io/kubernetes/cmd/kube-scheduler (binds Ray pods; no KAI here)
+#       bin/kube-scheduler            k8s.io/kubernetes/cmd/kube-scheduler (binds what KAI does not serve)
 #       bin/kwok                      sigs.k8s.io/kwok/cmd/kwok
 #       bin/kueue                     sigs.k8s.io/kueue/cmd/kueue
 #       bin/ray-operator              github.com/ray-project/kuberay/ray-operator
+#       bin/kai-{scheduler,binder,podgrouper,queuecontroller,admission}
+#                                     github.com/NVIDIA/KAI-scheduler/cmd/...
 #       data/kueue/crds/*.yaml        Kueue's CRDs and webhook manifest, from its module download
 #       data/kueue/webhooks.yaml
 #       data/kwok/stages.yaml         kwok's node and pod lifecycle stages, from its module download
+#       data/kai/crds/*.yaml          KAI's CRDs, from its module download (deployments/kai-scheduler/crds)
 #
 # The cache lives outside the repository so that every clone on the machine (and CI) reuses it.
 # A second run with the cache present does nothing; a piece rebuilds when its binary is missing or
@@ -31,16 +34,16 @@ for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
     --print-dir) print_dir=1 ;;
-    etcd|kubernetes|kwok|kueue|kuberay) pieces="$pieces $arg" ;;
+    etcd|kubernetes|kwok|kueue|kuberay|kai) pieces="$pieces $arg" ;;
     -h|--help)
-      sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-      echo "usage: scripts/rig/build.sh [--force] [--print-dir] [etcd] [kubernetes] [kwok] [kueue] [kuberay]"
+      sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      echo "usage: scripts/rig/build.sh [--force] [--print-dir] [etcd] [kubernetes] [kwok] [kueue] [kuberay] [kai]"
       exit 0 ;;
     *) echo "rig: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 
-key="etcd${ETCD_VERSION}-k8s${KUBERNETES_VERSION}-kwok${KWOK_VERSION}-kueue${KUEUE_VERSION}-kuberay${KUBERAY_VERSION}"
+key="etcd${ETCD_VERSION}-k8s${KUBERNETES_VERSION}-kwok${KWOK_VERSION}-kueue${KUEUE_VERSION}-kuberay${KUBERAY_VERSION}-kai${KAI_VERSION}"
 cache="${AKSRAY_RIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aksray/rig}/$key"
 if [ "$print_dir" -eq 1 ]; then echo "$cache"; exit 0; fi
 bin="$cache/bin"
@@ -256,7 +259,35 @@ kuberay_resolve() {
 kuberay_compile() { cd "$src/kuberay" && gobuild "$bin/ray-operator" "$KUBERAY"; }
 piece kuberay "kuberay $KUBERAY_VERSION" "$bin/ray-operator" kuberay_resolve kuberay_compile "$KUBERAY@$KUBERAY_VERSION"
 
+# --- KAI scheduler ----------------------------------------------------------------------------
+# The components its chart's operator would deploy, each one binary: scheduler, binder, pod
+# grouper, queue controller and the admission webhooks.
+KAI=github.com/NVIDIA/KAI-scheduler
+KAI_COMMANDS="scheduler binder podgrouper queuecontroller admission"
+kai_resolve() {
+  fresh_wrapper "$src/kai" aksray-rig/kai
+  local c pkgs=""
+  for c in $KAI_COMMANDS; do pkgs="$pkgs $KAI/cmd/$c@$KAI_VERSION"; done
+  # shellcheck disable=SC2086
+  go get -tool $pkgs
+  expect_selected "$KAI" "$KAI_VERSION"
+  for c in $KAI_COMMANDS; do go list -deps "$KAI/cmd/$c" >/dev/null; done
+}
+kai_compile() {
+  cd "$src/kai"
+  local c dir
+  for c in $KAI_COMMANDS; do gobuild "$bin/kai-$c" "$KAI/cmd/$c"; done
+  dir=$(module_dir "$KAI@$KAI_VERSION" Dir)
+  rm -rf "$data/kai"
+  mkdir -p "$data/kai/crds"
+  cp "$dir"/deployments/kai-scheduler/crds/*.yaml "$data/kai/crds/"
+  chmod -R u+w "$data/kai"
+}
+kai_bins=""
+for c in $KAI_COMMANDS; do kai_bins="$kai_bins $bin/kai-$c"; done
+piece kai "kai $KAI_VERSION $KAI_COMMANDS" "$kai_bins $data/kai/crds" kai_resolve kai_compile "$KAI@$KAI_VERSION"
+
 cat >"$cache/versions.json" <<JSON
-{"etcd": "$ETCD_VERSION", "kubernetes": "$KUBERNETES_VERSION", "kwok": "$KWOK_VERSION", "kueue": "$KUEUE_VERSION", "kuberay": "$KUBERAY_VERSION"}
+{"etcd": "$ETCD_VERSION", "kubernetes": "$KUBERNETES_VERSION", "kwok": "$KWOK_VERSION", "kueue": "$KUEUE_VERSION", "kuberay": "$KUBERAY_VERSION", "kai": "$KAI_VERSION"}
 JSON
 say "rig ready in $(( $(date +%s) - t_all ))s: $cache"
