@@ -125,6 +125,7 @@ class RayWorkloads(pulumi.ComponentResource):
             after: list[pulumi.Resource] = [
                 self.network_policies[spec.name],
                 namespaces.service_accounts[team.name],
+                *([namespaces.head_service_accounts[team.name]] if workload.elastic else []),
                 *(queues.ready_for(team.name, workload.priority) if queues else ()),
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),

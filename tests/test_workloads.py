@@ -20,7 +20,7 @@ from aksray.render import write_render
 from aksray.runner import RecordedResource, RunResult, run_program
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests import ray, ray_pods
-from manifests.namespaces import RAY_SERVICE_ACCOUNT
+from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
 from tests.support.crd_conformance import validate_object
 from tests.support.harness import (
     assert_rejected,
@@ -259,7 +259,11 @@ def test_pods_identity_image_and_placement(stack: str, workload: str) -> None:
     for template in _templates(manifest):
         assert template["metadata"]["labels"]["azure.workload.identity/use"] == "true"
         pod = template["spec"]
-        assert pod["serviceAccountName"] == RAY_SERVICE_ACCOUNT
+        # An elastic head has an account of its own (tests/test_autoscaler_access.py).
+        elastic_head = template is head and _settings(_run(stack), workload)[0].elastic
+        assert pod["serviceAccountName"] == (
+            ELASTIC_HEAD_SERVICE_ACCOUNT if elastic_head else RAY_SERVICE_ACCOUNT
+        )
         # Kueue injects the assigned flavor's nodeSelector and tolerations on admission.
         for field in ("tolerations", "affinity", "nodeName"):
             assert field not in pod
@@ -307,7 +311,7 @@ def test_payload_code_reaches_every_ray_container_from_the_repository(stack: str
         assert sorted(code.inputs["data"].values()) == sorted(files.values())
         assert code.urn in job.depends_on
         for template in _templates(job.inputs):
-            (volume,) = template["spec"]["volumes"]
+            (volume,) = [v for v in template["spec"]["volumes"] if v["name"] == "payload"]
             assert volume["configMap"]["name"] == code.inputs["metadata"]["name"]
             assert sorted(i["path"] for i in volume["configMap"]["items"]) == sorted(files)
             (container,) = template["spec"]["containers"]
