@@ -32,3 +32,12 @@ MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
 
 # A storage account name: 3-24 lowercase letters and digits, unique in Azure.
 STORAGE_ACCOUNT_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]{3,24}\Z")
+
+# AKS's managed Prometheus agent: the label limits Azure's PodMonitor and ServiceMonitor
+# templates (azmonitoring.coreos.com) set on every object, so that its processing pipeline
+# drops no series for a label count or length beyond what it supports.
+SCRAPE_LABEL_LIMITS: Final = {
+    "labelLimit": 63,
+    "labelNameLengthLimit": 511,
+    "labelValueLengthLimit": 1023,
+}

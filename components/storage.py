@@ -41,7 +41,8 @@ class BlobStorage(pulumi.ComponentResource):
     # By team name: what TeamNamespaces annotates each team's service account with.
     identities: dict[str, WorkloadIdentity]
     managed_identities: dict[str, managedidentity.UserAssignedIdentity]
-    federated_credentials: dict[str, managedidentity.FederatedIdentityCredential]
+    # by team name: one per service account its Ray pods run as
+    federated_credentials: dict[str, list[managedidentity.FederatedIdentityCredential]]
     role_assignments: dict[str, authorization.RoleAssignment]
 
     def __init__(
@@ -54,10 +55,12 @@ class BlobStorage(pulumi.ComponentResource):
         stack: str,
         oidc_issuer_url: pulumi.Input[str],
         create_role_assignments: bool = True,
+        elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`create_role_assignments`: false leaves each team identity's Blob role to an admin
-        (the identity running `pulumi up` may not write role assignments)."""
+        (the identity running `pulumi up` may not write role assignments). `elastic_teams`:
+        teams whose elastic heads' account the identity trusts too."""
         super().__init__("aksray:platform:BlobStorage", name, None, opts)
         # What holds data is protected where the stack says so (storage.protect): `pulumi
         # destroy` then refuses to delete it. The soft-delete settings and the group are
@@ -81,7 +84,8 @@ class BlobStorage(pulumi.ComponentResource):
         self.federated_credentials = {}
         self.role_assignments = {}
         blob_contributor = self._blob_contributor_role() if create_role_assignments else None
-        for plan in team_identities(stack, ((team.name, team.namespace) for team in teams)):
+        pairs = ((team.name, team.namespace) for team in teams)
+        for plan in team_identities(stack, pairs, elastic_teams):
             self._team_identity(
                 name,
                 plan,
@@ -181,25 +185,29 @@ class BlobStorage(pulumi.ComponentResource):
             location=location,
             opts=plain,
         )
-        # One credential per identity (see manifests/identity.py). Several on one identity
-        # would have to be chained with depends_on: Azure rejects concurrent writes of
-        # federated credentials to the same identity.
-        (credential,) = plan.credentials
-        federated = managedidentity.FederatedIdentityCredential(
-            f"{name}-{plan.team}-federation",
-            resource_group_name=group.name,
-            resource_name_=identity.name,
-            federated_identity_credential_resource_name=credential.name,
-            issuer=oidc_issuer_url,
-            subject=credential.subject,
-            audiences=list(credential.audiences),
-            opts=plain,
-        )
-        # The client id reaches the service account only once the identity can actually be
+        # One credential per service account (see manifests/identity.py), chained with
+        # depends_on: Azure rejects concurrent writes of federated credentials to the same
+        # identity. The first keeps the name it always had.
+        federated: list[managedidentity.FederatedIdentityCredential] = []
+        for credential in plan.credentials:
+            suffix = "" if not federated else f"-{credential.account}"
+            federated.append(
+                managedidentity.FederatedIdentityCredential(
+                    f"{name}-{plan.team}-federation{suffix}",
+                    resource_group_name=group.name,
+                    resource_name_=identity.name,
+                    federated_identity_credential_resource_name=credential.name,
+                    issuer=oidc_issuer_url,
+                    subject=credential.subject,
+                    audiences=list(credential.audiences),
+                    opts=plain.merge(pulumi.ResourceOptions(depends_on=federated[-1:])),
+                )
+            )
+        # The client id reaches the service accounts only once the identity can actually be
         # used: trusted for the team's tokens and allowed on the account. Pods that start
         # earlier would fail their first token exchange or Blob request. With `role` None an
         # admin grants the Blob role (docs/aks.md); the identity waits for no assignment here.
-        usable: list[pulumi.Input[str]] = [identity.client_id, federated.id]
+        usable: list[pulumi.Input[str]] = [identity.client_id, *(f.id for f in federated)]
         if role is not None:
             assignment = self._blob_assignment(name, plan.team, identity, role)
             self.role_assignments[plan.team] = assignment

@@ -36,7 +36,8 @@ from typing import Any, Final, Protocol
 from catalog.pools import CPU_POOL_NAME, pool_node_labels
 from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
 from catalog.versions import RAY_IMAGE, RAY_VERSION
-from manifests.namespaces import RAY_SERVICE_ACCOUNT
+from manifests.autoscaler_access import autoscaler_token_mount, with_autoscaler_access
+from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 # Labels on every Ray pod.
@@ -356,6 +357,14 @@ def ray_cluster_spec(
     }
     if workload.elastic:
         cluster["autoscalerOptions"] = autoscaler_options()
+    head = template(
+        HEAD_CONTAINER,
+        spec.head,
+        (*_HEAD_PORTS, *_METRICS_PORTS, *serve_ports),
+        node_selector=HEAD_NODE_SELECTOR,
+    )
+    if workload.elastic:  # the autoscaler's API rights stay with it (autoscaler_access.py)
+        head = with_autoscaler_access(head, ELASTIC_HEAD_SERVICE_ACCOUNT)
     return cluster | {
         "headGroupSpec": {
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
@@ -365,12 +374,7 @@ def ray_cluster_spec(
                 "dashboard-host": "0.0.0.0",  # noqa: S104
                 **_METRICS_START_PARAMS,
             },
-            "template": template(
-                HEAD_CONTAINER,
-                spec.head,
-                (*_HEAD_PORTS, *_METRICS_PORTS, *serve_ports),
-                node_selector=HEAD_NODE_SELECTOR,
-            ),
+            "template": head,
         },
         "workerGroupSpecs": [
             _worker_group_spec(
@@ -389,6 +393,7 @@ def autoscaler_options() -> dict[str, Any]:
         "upscalingMode": "Default",
         "idleTimeoutSeconds": AUTOSCALER_IDLE_TIMEOUT_S,
         "resources": size,
+        "volumeMounts": [autoscaler_token_mount()],
     }
 
 

@@ -298,3 +298,9 @@ class Settings:
     @property
     def enabled_workloads(self) -> tuple[WorkloadSettings, ...]:
         return tuple(w for w in self.workloads if w.enabled)
+
+    @property
+    def elastic_teams(self) -> frozenset[str]:
+        """Teams with an enabled elastic workload (staged ones too): their elastic heads run
+        as a service account of their own (manifests/autoscaler_access.py)."""
+        return frozenset(w.team for w in self.enabled_workloads if w.elastic)

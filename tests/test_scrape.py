@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from aksray.runner import RunResult, run_program
+from catalog.azure import SCRAPE_LABEL_LIMITS
 from catalog.versions import GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE
 from manifests.ray_pods import METRICS_PORT, METRICS_PORT_NAME, TEAM_LABEL, WORKLOAD_LABEL
 from manifests.scrape import (
@@ -87,6 +88,25 @@ def test_an_existing_cluster_gets_the_prometheus_operator_flavour_in_each_target
     ray = {o["metadata"]["namespace"] for o in found if o["metadata"]["name"] == "aksray-ray"}
     assert ray == teams
     assert not [r for r in result.resources if r.type.startswith("azure-native:")]
+
+
+def test_every_object_the_agent_reads_carries_azures_label_limits(tmp_path: Path) -> None:
+    """Azure's templates for azmonitoring.coreos.com PodMonitors and ServiceMonitors
+    (Azure/prometheus-collector otelcollector/customresources) set these three limits so that
+    no series is dropped in its processing pipeline; a cluster's own Prometheus Operator gets
+    no limits of ours."""
+    objects = scrape_objects(planned("prod"))
+    assert len(objects) == 7
+    for scrape in objects.values():
+        spec = scrape["spec"]
+        assert (
+            spec["labelLimit"],
+            spec["labelNameLengthLimit"],
+            spec["labelValueLengthLimit"],
+        ) == (63, 511, 1023), scrape["metadata"]["name"]
+    for scrape in (r.inputs for r in local_observed(tmp_path).resources):
+        if scrape.get("kind") in KINDS:
+            assert not {"labelLimit", "labelNameLengthLimit"} & set(scrape["spec"])
 
 
 def test_no_stack_without_observability_creates_scrape_objects() -> None:
@@ -231,3 +251,12 @@ def test_the_endpoint_exports_vllm_metrics_through_ray() -> None:
     (application,) = config["applications"]
     (llm,) = application["args"]["llm_configs"]
     assert llm["log_engine_metrics"] is True
+
+
+def test_the_monitoring_guide_states_the_label_limits_and_how_to_check_kueues_target() -> None:
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "monitoring.md").read_text()
+    flat = " ".join(guide.split())
+    for key, value in SCRAPE_LABEL_LIMITS.items():
+        assert f"`{key}: {value}`" in flat, key
+    assert "127.0.0.1:9090/targets" in flat
+    assert "serviceMonitor/kube-system/aksray-kueue/0" in flat
