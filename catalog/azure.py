@@ -32,3 +32,8 @@ MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
 
 # A storage account name: 3-24 lowercase letters and digits, unique in Azure.
 STORAGE_ACCOUNT_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]{3,24}\Z")
+
+# AKS: at most 100 node pools per cluster (Microsoft Learn, "Quotas, virtual machine size
+# restrictions, and region availability in AKS": maximum node pools per cluster, 100). This
+# stack creates the system pool, the CPU pool and one pool per GPU pool.
+MAX_NODE_POOLS: Final = 100

@@ -59,6 +59,9 @@ class WorkloadSpec:
     # cluster's GPUs are held outside any quota: keep it short (outputs and metrics go to Blob).
     # The RayJob object itself stays: it is a stack resource.
     ttl_seconds_after_finished: int = 60
+    # GPU memory (GB, as Azure quotes a GPU's memory) one GPU worker needs to hold the model and
+    # run; the planner refuses a pool whose GPUs have less (aksray/checks/fit.py). 0: no GPU.
+    gpu_memory_gb: int = 0
 
     def containers_for(self, *, lora_adapter: bool, blob_model: bool = False) -> tuple[str, ...]:
         """Every Blob container the payload touches with these settings."""
