@@ -186,7 +186,7 @@ def _environments(value: Any) -> tuple[str, ...]:
         names.extend([str(k) for k in entry] if isinstance(entry, Mapping) else [str(entry)])
     if isinstance(value, Mapping) and value.get("values"):
         names.append("(inline values)")
-    return tuple(names) or ("(empty)",)
+    return tuple(names)
 
 
 def _full_key(key: object) -> str:
