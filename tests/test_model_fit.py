@@ -3,6 +3,7 @@ a pool whose GPUs hold less is refused where the workload lands on it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +93,11 @@ def test_every_gpu_workload_declares_what_its_model_needs(name: str) -> None:
     assert (spec.gpu_memory_gb > 0) == uses_gpus
     # Something in the catalog holds it, or the workload could never run anywhere.
     assert not uses_gpus or max(s.gpu_memory_gb for s in VM_SIZES.values()) >= spec.gpu_memory_gb
+
+
+def test_what_a_model_needs_stays_out_of_the_run() -> None:
+    """A planner fact is no new run: finished jobs do not run again when it changes."""
+    spec = WORKLOADS["qwen-lora"]
+    assert "gpu_memory_gb" not in spec.run_fields()
+    assert replace(spec, gpu_memory_gb=999).run_fields() == spec.run_fields()
+    assert replace(spec, default_priority="inference").run_fields() != spec.run_fields()
