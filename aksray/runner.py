@@ -89,6 +89,7 @@ class RunResult:
     problems: tuple[Problem, ...] = ()  # when the config is invalid
     warnings: list[str] = field(default_factory=list)
     settings: Any = None  # the Settings a valid run built its resources from, for the planner
+    config: StackConfig | None = None  # what the run read from the stack file
     _by_urn: tuple[list[RecordedResource], dict[str, RecordedResource]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -303,7 +304,7 @@ def run_program(
     """
     stack = stack or stack_name_for(config_file)
     config = load_stack_config(config_file, project_file=PROJECT_FILE, secret_values=secret_values)
-    result = RunResult(stack=stack, config_file=config_file)
+    result = RunResult(stack=stack, config_file=config_file, config=config)
 
     if str(PROJECT_ROOT) not in sys.path:
         sys.path.insert(0, str(PROJECT_ROOT))

@@ -39,6 +39,9 @@ _NON_CONFIG_KEYS: Final = frozenset(
 class StackConfig:
     values: dict[str, str]  # full key (`project:key`) -> value as Pulumi passes it
     secret_keys: frozenset[str]
+    # The Pulumi ESC environments the file imports (`environment:`): `pulumi up` merges their
+    # `pulumiConfig` into the config, which no offline run can see.
+    environments: tuple[str, ...] = ()
 
 
 def _is_secure(value: object) -> bool:
@@ -157,7 +160,33 @@ def load_stack_config(
         if is_secret:
             secret_keys.add(full_key)
         values[full_key] = _as_config_string(value)
-    return StackConfig(values=values, secret_keys=frozenset(secret_keys))
+    return StackConfig(
+        values=values,
+        secret_keys=frozenset(secret_keys),
+        environments=_environments(_top_level(document, "environment")),
+    )
+
+
+def _top_level(document: Mapping[Any, Any], key: str) -> Any:
+    """A top-level key, spelled in any case (Pulumi's reader ignores the case of these)."""
+    return next((value for k, value in document.items() if str(k).lower() == key), None)
+
+
+def _environments(value: Any) -> tuple[str, ...]:
+    """The names under `environment:`: a list of names, or an environment definition whose
+    `imports` lists them (an entry may be `{name: {merge: false}}`); inline `values` count as one
+    unnamed environment."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        return (value,)
+    imports = value.get("imports") if isinstance(value, Mapping) else value
+    names: list[str] = []
+    for entry in imports if isinstance(imports, list) else []:
+        names.extend([str(k) for k in entry] if isinstance(entry, Mapping) else [str(entry)])
+    if isinstance(value, Mapping) and value.get("values"):
+        names.append("(inline values)")
+    return tuple(names)
 
 
 def _full_key(key: object) -> str:

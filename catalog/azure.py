@@ -41,3 +41,8 @@ SCRAPE_LABEL_LIMITS: Final = {
     "labelNameLengthLimit": 511,
     "labelValueLengthLimit": 1023,
 }
+
+# AKS: at most 100 node pools per cluster (Microsoft Learn, "Quotas, virtual machine size
+# restrictions, and region availability in AKS": maximum node pools per cluster, 100). This
+# stack creates the system pool, the CPU pool and one pool per GPU pool.
+MAX_NODE_POOLS: Final = 100

@@ -15,6 +15,7 @@ from catalog.project import PROJECT
 from settings.catalogues import check_kubernetes_version, check_region
 from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
+from settings.deployable import check_deployable
 from settings.errors import Problem, SettingsError
 from settings.model import ClusterSettings, Settings, StorageSettings
 from settings.observability import OBSERVABILITY_KEYS, parse_observability
@@ -64,6 +65,7 @@ def parse_settings(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
     )
     operators = parse_operators(top.mapping("operators", OPERATOR_KEYS), problems, cluster)
+    check_deployable(location, cluster, operators, problems)
     observability = parse_observability(
         top.mapping("observability", OBSERVABILITY_KEYS), problems, cluster
     )

@@ -397,6 +397,9 @@ def test_a_kai_release_without_its_default_shard(tmp_path: Path) -> None:
 
 def test_an_existing_clusters_kai_actions_are_declared_or_warned_about(tmp_path: Path) -> None:
     document = minimal()
+    # An existing cluster runs its own operators (a new AKS cluster has none: refused).
+    config(document)[P + "cluster"].update(mode="existing", kubeconfigContext="kind-dev")
+    config(document)[P + "storage"] = {"enabled": False}
     config(document)[P + "operators"] = {"install": False}
     findings = only(check_kai_never_evicts, run(tmp_path, document))
     assert (findings.errors, paths(findings.warnings)) == ([], ["operators.kaiActions"])

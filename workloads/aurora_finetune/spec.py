@@ -11,4 +11,8 @@ SPEC = WorkloadSpec(
     containers=(DATASETS_CONTAINER, CHECKPOINTS_CONTAINER),
     description="Microsoft Aurora fine-tuned with LoRA on one GPU",
     entrypoint_module="workloads.aurora_finetune.main",
+    # Aurora's fine-tuning guide: gradients of the pretrained 1.3B-parameter model fit on an
+    # 80 GB A100, and only with bfloat16 autocast and activation checkpointing (train.py turns
+    # both on); a smaller GPU runs out of memory in the first backward pass.
+    gpu_memory_gb=80,
 )

@@ -16,4 +16,8 @@ SPEC = WorkloadSpec(
     model_containers=(MODELS_CONTAINER,),
     # Ray's own `ray.serve.llm:build_openai_app` is the application: no payload code to ship.
     shared_packages=(),
+    # vLLM serves Qwen2.5-7B-Instruct in bf16 (15.2 GB) on one GPU (tensor_parallel_size 1) and
+    # needs the KV cache of at least one 8192-token sequence (0.5 GB) plus activations and CUDA
+    # graphs within gpu_memory_utilization 0.9 of the GPU: about 20 GB; a 16 GB T4 cannot load it.
+    gpu_memory_gb=20,
 )

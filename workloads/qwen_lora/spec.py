@@ -14,4 +14,9 @@ SPEC = WorkloadSpec(
     options=frozenset({"workers"}),
     description="Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers",
     entrypoint_module="workloads.qwen_lora.main",
+    # Each DDP worker holds the whole 7.6B-parameter model in bf16 (15.2 GB), plus the LoRA
+    # weights' gradients and Adam states (rank 16, well under 1 GB) and, with LLaMA-Factory's
+    # gradient checkpointing, a 2048-token sequence's activations and fp32 logits over the
+    # 152k-token vocabulary (about 3 GB): about 19 GB, more than a 16 GB T4 holds.
+    gpu_memory_gb=20,
 )
