@@ -112,9 +112,13 @@ class Variant:
 def _longest_cap(body: Sequence[Block], room: int, drop: int) -> int | None:
     """The most rows every table may keep for the body to fit in `room`; None: not even 0."""
     longest = max((len(b.rows) for b in body if isinstance(b, Table)), default=0)
+    if _size(render(body, drop=drop)) <= room:
+        return longest
     if _size(render(body, cap=0, drop=drop)) > room:
         return None
-    low, high = 0, longest  # invariant: `low` fits
+    # A cut table's size grows with its rows (the uncut one, without the closing count, is
+    # handled above): the largest cap that fits, by bisection.
+    low, high = 0, longest - 1  # invariant: `low` fits
     while low < high:
         middle = (low + high + 1) // 2
         if _size(render(body, cap=middle, drop=drop)) <= room:

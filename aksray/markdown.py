@@ -3,7 +3,10 @@
 A reviewer reads, in this order: one summary line (resources to create, GPUs at most, the monthly
 cost at most if every pool ran full, the checks), the errors and warnings, the organisation tree
 with its quotas (Mermaid), the summary's tables, the deploy critical path (Mermaid) and the cost
-estimate behind the summary line. GitHub and Azure DevOps render the Mermaid blocks.
+estimate behind the summary line. GitHub and Azure DevOps render the Mermaid blocks. Every table
+and diagram is folded (`<details>`), and the comment fits a pull-request comment at any size
+(aksray/folding.py): past its budget it shows the queues per department (aksray/departments.py),
+then leaves out and cuts what it must, saying so; with no budget it is the whole plan.
 """
 
 from __future__ import annotations
@@ -185,7 +188,7 @@ def _body(
     chain = mermaid.critical_path(path)
     refused = chain.refusal()
     path_chart = Chart(
-        f"The chain: {steps}",
+        f"The chain of {_count(len(path['resources']), 'resource')}",
         None if refused else tuple(chain.block()),
         f"The chain is left out: Mermaid would refuse it, {refused}." if refused else "",
         rank=2,
