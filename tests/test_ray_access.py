@@ -61,7 +61,7 @@ def policy_for(result: RunResult, ray: RecordedResource) -> RecordedResource:
 def test_every_ray_cluster_requires_kuberays_token(stack: str) -> None:
     for ray in ray_objects(planned(stack)):
         cluster = cluster_spec(ray)
-        # KubeRay 1.7 then generates a Secret with a random token per Ray cluster, sets
+        # KubeRay (1.6 and newer) then generates a Secret with a random token per Ray cluster, sets
         # RAY_AUTH_MODE=token and RAY_AUTH_TOKEN on every Ray container and signs its own
         # dashboard calls (job submission, Serve) with it.
         assert cluster["authOptions"] == {"mode": "token"}, ray.name
