@@ -228,3 +228,39 @@ def test_ci_runs_the_readmes_test_command_in_a_clone_without_the_data() -> None:
     assert "make test" in readme
     assert ci.index("make test", run) < ci.index("\n", ci.index("make test", run))
     assert 'grep -q "upstream-conformance tests: no upstream reference data"' in ci[run:]
+
+
+UNMARKED_READER = """
+import pytest
+
+from tests.support.reference import chart
+
+
+def test_unmarked_reads_the_chart() -> None:
+    (chart("kueue") / "values.yaml").read_text()
+
+
+@pytest.mark.reference
+def test_marked_reads_the_chart() -> None:
+    (chart("kueue") / "values.yaml").read_text()
+"""
+
+
+def test_a_test_that_reads_the_data_unmarked_fails_whether_or_not_the_data_is_here(
+    tmp_path: Path,
+) -> None:
+    """The check behind "every test that reads the reference data is marked": with the data, the
+    unmarked reader fails naming the marker (the marked one runs); without it, the same."""
+    (tmp_path / "test_readers.py").write_text(UNMARKED_READER)
+    args = ("-p", "tests.conftest", "--rootdir", str(PROJECT_ROOT), str(tmp_path))
+    empty = tmp_path / "none"
+    empty.mkdir()
+    with_data = _pytest({"AKSRAY_REFERENCE": str(REFERENCE)}, *args)
+    without = _pytest({"AKSRAY_REFERENCE": str(empty)}, *args)
+    for done in (with_data, without):
+        assert "test_unmarked_reads_the_chart reads the upstream reference data" in done.stdout
+        assert "is not marked: add @pytest.mark.reference" in done.stdout
+        assert done.returncode == 1, done.stdout[-2000:]
+    assert "1 failed, 1 deselected" in without.stdout, without.stdout[-2000:]
+    if has_reference(REFERENCE):
+        assert "1 failed, 1 passed" in with_data.stdout, with_data.stdout[-2000:]
