@@ -240,7 +240,7 @@ def test_the_language_hosts_sync_leaves_the_venv_as_make_install_built_it() -> N
 def test_the_plugins_uv_lock_lists_are_the_ones_installed() -> None:
     """uv's toolchain reads the Pulumi packages from uv.lock: each provider package there is the
     version installed in the venv, with its pulumi-plugin.json."""
-    locked = {canonicalize_name(p["name"]): p["version"] for p in LOCKED}
+    locked = {str(canonicalize_name(p["name"])): str(p["version"]) for p in LOCKED}
     site = Path(yaml.__file__).resolve().parents[1]
     for package in ("pulumi-azure-native", "pulumi-kubernetes", "pulumi-random"):
         plugin = json.loads((site / package.replace("-", "_") / "pulumi-plugin.json").read_text())
