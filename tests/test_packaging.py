@@ -255,12 +255,12 @@ def test_the_plugins_uv_lock_lists_are_the_ones_installed() -> None:
 
 def _backend() -> Any:
     build = PYPROJECT["build-system"]
-    assert build["backend-path"] == ["scripts/build"]
-    sys.path.insert(0, str(ROOT / "scripts" / "build"))
+    assert build["backend-path"] == ["scripts/packaging"]
+    sys.path.insert(0, str(ROOT / "scripts" / "packaging"))
     try:
         return importlib.import_module(build["build-backend"])
     finally:
-        sys.path.remove(str(ROOT / "scripts" / "build"))
+        sys.path.remove(str(ROOT / "scripts" / "packaging"))
 
 
 def test_no_wheel_or_sdist_is_built(tmp_path: Path) -> None:
