@@ -273,6 +273,12 @@ def test_no_wheel_or_sdist_is_built(tmp_path: Path) -> None:
         assert "git clone, then `make install`" in str(refused.value)
     assert list(tmp_path.iterdir()) == []
     assert callable(backend.build_editable), "what `make install` uses"
+    # A clone has it: `make install` builds the editable install with it.
+    path = Path(backend.__file__).resolve().relative_to(ROOT).as_posix()
+    tracked = subprocess.run(
+        ["git", "ls-files", "--error-unmatch", path], cwd=ROOT, capture_output=True, check=False
+    )
+    assert tracked.returncode == 0, f"{path} is not in git (ignored?): a clone cannot install"
 
 
 def test_the_editable_install_finds_every_package() -> None:
