@@ -220,12 +220,14 @@ def test_pulumis_language_host_uses_uv_and_the_venv_make_install_builds() -> Non
 def test_the_language_hosts_sync_leaves_the_venv_as_make_install_built_it() -> None:
     """What the host runs before every `pulumi up` (offline and dry here): nothing to change, so a
     deploy runs exactly the versions the tests ran with."""
-    uv = ROOT / _makefile_value("UV_HOME") / "bin" / "uv"
-    if not uv.exists():
+    # `make install`'s, else the one on PATH (as Pulumi finds it).
+    installed = ROOT / _makefile_value("UV_HOME") / "bin" / "uv"
+    uv = str(installed) if installed.exists() else shutil.which("uv")
+    if uv is None:
         pytest.skip("uv is installed by `make install`")
     venv = Path(sys.prefix)
     done = subprocess.run(
-        [str(uv), "sync", "--inexact", "--dry-run", "--offline"],
+        [uv, "sync", "--inexact", "--dry-run", "--offline"],
         cwd=ROOT,
         env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(venv), "UV_PYTHON_DOWNLOADS": "never"},
         capture_output=True,
