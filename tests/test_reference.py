@@ -57,6 +57,11 @@ def test_every_file_is_pinned_to_the_charts_tag_with_a_digest() -> None:
         )
         assert found, entry.url
         assert TAGS[found.group(1)] == found.group(2), entry.url
+        # The same file upstream: its name, and for a chart file its place in the chart.
+        assert entry.url.rsplit("/", 1)[1] == entry.path.rsplit("/", 1)[1], entry.url
+        if "/charts/" in f"/{entry.path}":
+            in_chart = f"/{entry.path}".split("/charts/", 1)[1]
+            assert entry.url.endswith("/" + in_chart), entry.url
 
 
 def test_the_whole_of_each_chart_and_every_crd_folder_is_listed() -> None:

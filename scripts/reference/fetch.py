@@ -117,7 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make reference: {len(problems)} of {len(entries)} files failed", file=sys.stderr)
         return 1
     origin = args.base or "their official locations"
-    how = f"{fetched} from {origin}, the rest already there" if fetched else "all already there"
+    if fetched == len(entries):
+        how = f"all from {origin}"
+    elif fetched:
+        how = f"{fetched} from {origin}, the rest already there"
+    else:
+        how = "all already there"
     print(
         f"make reference: {len(entries)} upstream files in {args.dest}, each matching its "
         f"sha256 ({how})"
