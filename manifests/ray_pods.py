@@ -58,7 +58,7 @@ STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
 STREAMER_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT_NAME"
 SERVE_PORT: Final = 8000
 DASHBOARD_PORT: Final = 8265
-# KubeRay's token auth (KubeRay 1.7, Ray 2.52 or newer): the operator generates a Secret with a
+# KubeRay's token auth (KubeRay 1.6+, Ray 2.52+): the operator generates a Secret with a
 # random token per Ray cluster, sets RAY_AUTH_MODE=token and RAY_AUTH_TOKEN on every Ray
 # container, and signs its own dashboard calls with it. Ray then refuses every dashboard, Jobs
 # API, GCS and client request without the token; Serve's HTTP traffic is the application's.
