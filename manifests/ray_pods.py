@@ -30,13 +30,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from catalog.pools import CPU_POOL_NAME, pool_node_labels
 from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
+from scheduling.podsets import PodSet
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 # Labels on every Ray pod.
@@ -127,40 +127,6 @@ class WorkerCount(Protocol):
     def elastic(self) -> bool: ...
 
 
-@dataclass(frozen=True)
-class PodSet:
-    """One group of identical pods: Kueue's pod set, one part of KAI's gang.
-
-    `requests` are per pod, in canonical units (cpu millicores, memory bytes, GPUs);
-    `node_selector` is the pods' own (a Ray head selects the CPU pool).
-    """
-
-    name: str
-    count: int
-    requests: Mapping[str, int]  # per pod
-    node_selector: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def total(self) -> dict[str, int]:
-        return {r: v * self.count for r, v in self.requests.items() if v > 0}
-
-    @property
-    def cpu_millis(self) -> int:
-        return self.requests.get("cpu", 0)
-
-    @property
-    def memory_bytes(self) -> int:
-        return self.requests.get("memory", 0)
-
-    @property
-    def gpus(self) -> int:
-        return self.requests.get(GPU_RESOURCE, 0)
-
-    @property
-    def total_gpus(self) -> int:
-        return self.count * self.gpus
-
-
 # --------------------------------------------------------------------------------------------
 # Pod sets: what Kueue admits and KAI gang-schedules
 # --------------------------------------------------------------------------------------------
@@ -193,7 +159,7 @@ def pod_requests(pod: PodShape) -> dict[str, int]:
 def pod_sets(spec: WorkloadSpec, workload: WorkerCount, *, at_max: bool = False) -> list[PodSet]:
     """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs).
 
-    What the planner's admission model (aksray/admission.py) admits: the head carries its
+    What the planner's admission model (scheduling/admission.py) admits: the head carries its
     CPU-pool node selector, exactly as its pod template does; workers carry none (Kueue injects
     the assigned flavor's). An elastic workload's head counts the autoscaler sidecar, as Kueue
     does; its groups count their minimum (the first slice Kueue admits), or with `at_max` their

@@ -38,7 +38,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from manifests.capacity import node_allocatable  # noqa: E402 - after the path is set
+from scheduling.nodes import node_allocatable  # noqa: E402 - after the path is set
 
 P = "aks-ray-platform:"
 TEAMS_PER_DEPARTMENT = 10
@@ -74,8 +74,8 @@ def generate_stack(teams: int) -> dict[str, Any]:
     node = node_allocatable(CPU_VM_SIZE)
     cpu_nodes = max(
         2,
-        math.ceil(teams * HEAD_CPU_PER_TEAM * 1000 / node.cpu_millis),
-        math.ceil(teams * HEAD_MEMORY_GIB_PER_TEAM * 1024**3 / node.memory_bytes),
+        math.ceil(teams * HEAD_CPU_PER_TEAM * 1000 / node["cpu"]),
+        math.ceil(teams * HEAD_MEMORY_GIB_PER_TEAM * 1024**3 / node["memory"]),
     )
     workloads = {
         name: {"enabled": True, "team": f"team-{index % teams:04d}"}

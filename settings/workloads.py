@@ -8,6 +8,7 @@ import re
 from typing import Final
 
 from catalog.priorities import PRIORITY_CLASSES
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KINDS
 from settings.defaults import (
     DEFAULT_LORA_ADAPTER,
     DEFAULT_MIN_WORKERS,
@@ -25,12 +26,13 @@ from settings.model import (
     StorageSettings,
     WorkloadSettings,
 )
-from settings.quotas import MAX_GPUS
 from settings.reader import Section, choices_text, join
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
 WORKLOAD_KEYS: Final = tuple(WORKLOADS)
+# No worker count may ask for more GPUs than any quota can hold (a typo, not a plan).
+MAX_GPUS: Final = RESOURCE_KINDS[GPU_RESOURCE].maximum
 _RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}\Z")
 # A model repository's branch, tag or commit: one Blob path segment.
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")

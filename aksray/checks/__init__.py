@@ -13,7 +13,7 @@ Errors:
   team's ClusterQueue with the team's nominal quota plus what it may borrow
   (min(borrowingLimit, what its cohort can lend));
 - node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
-  can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
+  can offer (node allocatable, scheduling/nodes.py); a warning when only some of the flavors
   it may get are too small;
 - gang fits its pool: a gang needs more nodes at once than its pool can ever have (whatever the
   quota and scheduling.allowOvercommit say);

@@ -7,7 +7,7 @@ import math
 from aksray.checks.findings import Findings, amount, amounts, listed, node_amounts, pod_words
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS
-from manifests.capacity import effective_quota, node_allocatable, pool_capacity
+from scheduling.nodes import node_allocatable, pool_capacity
 
 
 def check_pool_capacity(plan: Plan, out: Findings) -> None:
@@ -18,7 +18,8 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
         teams = [team for team in settings.scheduling.teams if flavor in team.quota]
         if not teams:
             continue
-        quotas = {team.name: effective_quota(team, flavor, settings) for team in teams}
+        queues = plan.registered.queues
+        quotas = {team.name: queues[team.name].nominal(flavor) for team in teams}
         capacity = pool_capacity(cluster, flavor)
         vm_size = cluster.pool(flavor).vm_size
         node = node_allocatable(vm_size)

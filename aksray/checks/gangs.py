@@ -3,11 +3,10 @@ elastic workload's minimum is that gang, and its maximum should fit too."""
 
 from __future__ import annotations
 
-from aksray.admission import labels_allow
 from aksray.checks.findings import Findings, amount, gpu_flavor, pod_words, quota_path
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
-from aksray.objects import flavor_entries, nominal_quota
 from catalog.quantities import GPU_RESOURCE
+from scheduling.admission import labels_allow
 from settings.model import workload_path
 from settings.workloads import SCALE_KEYS
 
@@ -29,13 +28,11 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
     resource no flavor holds enough of, or no flavor with all of them at once."""
     settings = plan.settings
     team = workload.team
-    queue = plan.registered.cluster_queues[team.name]
+    queue = plan.registered.queues[team.name]
     flavors = [
-        str(f["name"])
-        for f in flavor_entries(queue)
-        if labels_allow(
-            str(f["name"]), failing.pod_set.node_selector, plan.registered.resource_flavors
-        )
+        f.name
+        for f in queue.flavors
+        if labels_allow(f.name, failing.pod_set.node_selector, plan.registered.flavor_labels)
     ]
     pods, need_verb = pod_words(failing)
     select_verb, fit_verb = ("selects", "fits") if need_verb == "needs" else ("select", "fit")
@@ -74,7 +71,7 @@ def _short_resource(
     best = offers[best_flavor]
     if wanted <= best:
         return None
-    nominal = nominal_quota(plan.registered.cluster_queues[team.name], best_flavor, resource)
+    nominal = plan.registered.queues[team.name].nominal(best_flavor)[resource]
     detail = (
         f"{amount(resource, wanted)} at once, but team {team.name}'s ClusterQueue "
         f"gives at most {amount(resource, best)} in any flavor they may use "

@@ -243,8 +243,7 @@ def scale_plan(settings: Settings, stack: Mapping[str, Mapping[str, Any]]) -> Sc
     flavor = gpu_flavors(settings, team)[0]
     minimum = int(entry.get("minReplicas", 1))
     pool = pool_gpus(settings, flavor)
-    cohort = next(list(d.teams) for d in settings.scheduling.departments if team in d.teams)
-    fits = admissible_gpus(settings, team, flavor, cohort)  # quota + what it may borrow
+    fits = admissible_gpus(settings, team, flavor)  # quota + what it may borrow
     if fits <= minimum:
         raise NotApplicableError(
             f"team {team.name} holds no GPU above the endpoint's minimum ({minimum}) on {flavor}"

@@ -17,7 +17,8 @@ from aksray.rehearse import objects as o
 from aksray.rehearse import scenario_names as n
 from aksray.rehearse.observe import Observer, Sample, Verdict
 from catalog.quantities import GPU_RESOURCE
-from manifests.capacity import effective_limit, effective_quota
+from scheduling.admission import admissible
+from scheduling.queues import TeamQueue, team_queues
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
@@ -108,14 +109,19 @@ def pod_count(settings: Settings, name: str, workers: int | None = None) -> int:
     return 1 + (workers if workers is not None and "workers" in spec.options else groups)
 
 
-# -- the stack's numbers -----------------------------------------------------------------------
+# -- the stack's numbers, all read from the scheduling core --------------------------------------
+def queues(settings: Settings) -> dict[str, TeamQueue]:
+    return team_queues(settings)
+
+
+def gpu_quota(settings: Settings, team: TeamSettings, flavor: str) -> int:
+    """The team's nominal GPUs of a flavor (0 where it has none)."""
+    return queues(settings)[team.name].nominal(flavor)[GPU_RESOURCE]
+
+
 def gpu_flavors(settings: Settings, team: TeamSettings) -> list[str]:
     """The team's GPU flavors in Kueue's order (the pools' order), where it has GPU quota."""
-    return [
-        p.name
-        for p in settings.cluster.gpu_pools
-        if p.name in team.quota and effective_quota(team, p.name, settings).gpu > 0
-    ]
+    return [p.name for p in settings.cluster.gpu_pools if gpu_quota(settings, team, p.name) > 0]
 
 
 def pool_gpus(settings: Settings, flavor: str) -> int:
@@ -185,8 +191,10 @@ def inference_preempts_training(ctx: Context) -> None:
     if not flavors:
         raise NotApplicableError(f"team {team_name} has no GPU quota")
     flavor = flavors[0]
-    quota = effective_quota(team, flavor, ctx.settings).gpu
-    borrow = effective_limit(team, flavor, "borrowingLimit", ctx.settings)[GPU_RESOURCE]
+    quota = gpu_quota(ctx.settings, team, flavor)
+    found = queues(ctx.settings)[team_name].flavor(flavor)
+    gpu = found.quota(GPU_RESOURCE) if found is not None else None
+    borrow = gpu.borrowing_limit if gpu is not None else None
     workers = min(pool_gpus(ctx.settings, flavor), quota + (borrow or 0))
     workers = min(workers, quota) if borrow is None else workers
     section = all_off(ctx.stack_workloads)
@@ -245,27 +253,15 @@ def inference_preempts_training(ctx: Context) -> None:
 
 def lendable(settings: Settings, owner: TeamSettings, flavor: str) -> int:
     """GPUs of `flavor` the owner lends its cohort at most."""
-    if flavor not in owner.quota:
-        return 0
-    nominal = effective_quota(owner, flavor, settings).gpu
-    limit = effective_limit(owner, flavor, "lendingLimit", settings)[GPU_RESOURCE]
-    return nominal if limit is None else min(limit, nominal)
+    found = queues(settings)[owner.name].flavor(flavor)
+    return found.lendable[GPU_RESOURCE] if found is not None else 0
 
 
-def admissible_gpus(
-    settings: Settings, team: TeamSettings, flavor: str, cohort: list[TeamSettings]
-) -> int:
+def admissible_gpus(settings: Settings, team: TeamSettings, flavor: str) -> int:
     """The largest one-flavor gang the team can be admitted with: its quota plus what it may
-    borrow from the others of its cohort, within the pool."""
-    mine = effective_quota(team, flavor, settings).gpu if flavor in team.quota else 0
-    limit = (
-        effective_limit(team, flavor, "borrowingLimit", settings)[GPU_RESOURCE]
-        if flavor in team.quota
-        else 0
-    )
-    others = sum(lendable(settings, t, flavor) for t in cohort if t is not team)
-    borrow = others if limit is None else min(limit, others)
-    return min(mine + borrow, pool_gpus(settings, flavor))
+    borrow from the others of its cohort (the core's admission model), within the pool."""
+    room = admissible(queues(settings), team.name, flavor).get(GPU_RESOURCE, 0)
+    return min(room, pool_gpus(settings, flavor))
 
 
 @dataclass(frozen=True)
@@ -281,6 +277,7 @@ def lending_pair(settings: Settings) -> Lending | None:
     """Two teams of one cohort where the borrower's biggest gang lands on a flavor (Kueue tries
     them in the pools' order) and borrows there from the owner."""
     found: Lending | None = None
+    pools = [p.name for p in settings.cluster.gpu_pools]
     for dept in settings.scheduling.departments:
         cohort = list(dept.teams)
         for borrower in cohort:
@@ -288,22 +285,14 @@ def lending_pair(settings: Settings) -> Lending | None:
                 if owner is borrower:
                     continue
                 for flavor in gpu_flavors(settings, owner):
-                    mine = (
-                        effective_quota(borrower, flavor, settings).gpu
-                        if flavor in borrower.quota
-                        else 0
-                    )
-                    gang = admissible_gpus(settings, borrower, flavor, cohort)
-                    earlier = [p.name for p in settings.cluster.gpu_pools][
-                        : [p.name for p in settings.cluster.gpu_pools].index(flavor)
-                    ]
+                    mine = gpu_quota(settings, borrower, flavor)
+                    gang = admissible_gpus(settings, borrower, flavor)
+                    earlier = pools[: pools.index(flavor)]
                     if gang <= mine or lendable(settings, owner, flavor) == 0:
                         continue
-                    if any(admissible_gpus(settings, borrower, f, cohort) >= gang for f in earlier):
+                    if any(admissible_gpus(settings, borrower, f) >= gang for f in earlier):
                         continue  # the gang would land on an earlier flavor
-                    kept = effective_quota(owner, flavor, settings).gpu - lendable(
-                        settings, owner, flavor
-                    )
+                    kept = gpu_quota(settings, owner, flavor) - lendable(settings, owner, flavor)
                     candidate = Lending(borrower, owner, flavor, gang, reclaim_expected=kept < 1)
                     if candidate.reclaim_expected:
                         return candidate
@@ -414,8 +403,7 @@ def training_that_fits(ctx: Context, team: TeamSettings) -> dict[str, Any]:
     must not pick a job Kueue can never admit)."""
     entry = job(ctx.stack_workloads, TRAINING, enabled=True, team=team.name, run="rehearse-1")
     flavor = gpu_flavors(ctx.settings, team)[0]
-    cohort = next(list(d.teams) for d in ctx.settings.scheduling.departments if team in d.teams)
-    fits = admissible_gpus(ctx.settings, team, flavor, cohort)
+    fits = admissible_gpus(ctx.settings, team, flavor)
     wanted = entry.get("workers", pod_count(ctx.settings, TRAINING) - 1)
     if wanted > fits:
         entry["workers"] = fits
