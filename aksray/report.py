@@ -19,11 +19,12 @@ from aksray.objects import kai_amount, parent_queue
 from aksray.tables import NONE, Render, text_table
 from catalog.kai import KAI_RESOURCES
 from catalog.priorities import PRIORITY_CLASSES
-from catalog.quantities import RESOURCE_KEYS, RESOURCE_KINDS, UNLIMITED
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCE_KINDS, UNLIMITED
 from catalog.vm_sizes import VM_SIZES
 from scheduling.amounts import READING_ORDER, Amounts
 from scheduling.nodes import node_allocatable
 from scheduling.queues import FlavorQuota, LimitKind
+from scheduling.workers import gpus_used_per_node
 from settings.model import GpuPool
 
 
@@ -143,7 +144,17 @@ def _pod_set(pod_set: PodSetPlan, plan: Plan) -> dict[str, Any]:
         "vmSize": plan.settings.cluster.pool(flavor).vm_size if flavor else None,
         "podsPerNode": dict(pod_set.pods_per_node),
         "fitsNode": pod_set.fits_node(flavor) if flavor else None,
+        # GPU pod sets: GPUs a full node of its flavor's pool gives them, of the node's GPUs.
+        "gpusUsedPerNode": _gpus_used(pod_set, plan) if flavor else None,
     }
+
+
+def _gpus_used(pod_set: PodSetPlan, plan: Plan) -> dict[str, int] | None:
+    requests = Amounts(pod_set.pod_set.requests)
+    if not requests[GPU_RESOURCE] or pod_set.flavor is None:
+        return None
+    vm_size = plan.settings.cluster.pool(pod_set.flavor).vm_size
+    return {"used": gpus_used_per_node(requests, vm_size), "of": VM_SIZES[vm_size].gpus}
 
 
 def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
@@ -350,6 +361,9 @@ def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
         if p["fitsNode"] is None
         else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)} per node)"
     )
+    used = p.get("gpusUsedPerNode")
+    if used is not None:
+        fits += f", {used['used']}/{used['of']} GPUs"
     return (
         p["name"],
         p["count"],

@@ -36,7 +36,10 @@ from catalog.pools import CPU_POOL_NAME, pool_node_labels
 from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
+from scheduling.amounts import Amounts
 from scheduling.podsets import PodSet
+from scheduling.workers import ray_cpus, worker_requests
+from workloads.common.cluster import WORKER_CPUS_ENV
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 # Labels on every Ray pod.
@@ -114,11 +117,19 @@ class Workload(Protocol):
     def max_workers(self) -> int | None: ...
     @property
     def elastic(self) -> bool: ...
+    @property
+    def cpu_per_gpu(self) -> int | None: ...
+    @property
+    def memory_per_gpu(self) -> int | None: ...
 
 
 class WorkerCount(Protocol):
     @property
     def workers(self) -> int | None: ...
+    @property
+    def cpu_per_gpu(self) -> int | None: ...
+    @property
+    def memory_per_gpu(self) -> int | None: ...
     @property
     def min_workers(self) -> int | None: ...
     @property
@@ -133,18 +144,23 @@ class WorkerCount(Protocol):
 
 
 def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGroup, ...]:
-    """The spec's worker groups, the GPU group sized by the `workers` option, or by the minimum
-    and maximum of an elastic payload, where it has one."""
+    """The spec's worker groups; the GPU group's pods sized per GPU by the core
+    (scheduling/workers.py) and counted by the `workers` option, or by the minimum and maximum
+    of an elastic payload, where it has one."""
+    gpu = spec.gpu_group
+    if gpu is None:
+        return spec.workers
     if workload.workers is not None and "workers" in spec.options:
         low, high = workload.workers, None
     elif workload.min_workers is not None:
         low, high = workload.min_workers, workload.max_workers if workload.elastic else None
     else:
-        return spec.workers
-    first_gpu = next(i for i, group in enumerate(spec.workers) if group.pod.gpus)
+        low, high = gpu.replicas, gpu.max_replicas
+    size = worker_requests(spec, workload).quantities()
+    pod = PodShape(cpu=str(size["cpu"]), memory=str(size["memory"]), gpus=gpu.pod.gpus)
     return tuple(
-        WorkerGroup(group.name, low, group.pod, high) if i == first_gpu else group
-        for i, group in enumerate(spec.workers)
+        WorkerGroup(group.name, low, pod, high, group.minimum_why) if group is gpu else group
+        for group in spec.workers
     )
 
 
@@ -206,8 +222,13 @@ def _storage_env(storage_account: object | None, *, blob_model: bool) -> list[di
     return [{"name": name, "value": storage_account} for name in names]
 
 
-def _env(spec: WorkloadSpec, *, code: bool, hf_token: bool) -> list[dict[str, Any]]:
+def _env(
+    spec: WorkloadSpec, *, code: bool, hf_token: bool, gpu_worker_cpus: int | None = None
+) -> list[dict[str, Any]]:
     env: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in spec.env]
+    if gpu_worker_cpus is not None:
+        # The payload's driver sizes its bundles from the GPU workers' own CPUs.
+        env.append({"name": WORKER_CPUS_ENV, "value": str(gpu_worker_cpus)})
     if code:
         env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
     if hf_token:
@@ -234,8 +255,11 @@ def _pod_template(
     blob_model: bool,
     elastic: bool,
     node_selector: Mapping[str, str] | None = None,
+    gpu_worker_cpus: int | None = None,
 ) -> dict[str, Any]:
-    env = _env(spec, code=config_map is not None, hf_token=hf_token)
+    env = _env(
+        spec, code=config_map is not None, hf_token=hf_token, gpu_worker_cpus=gpu_worker_cpus
+    )
     env += _storage_env(storage_account, blob_model=blob_model)
     main: dict[str, Any] = {
         "name": container,
@@ -292,6 +316,9 @@ def ray_cluster_spec(
     serve_ports: tuple[tuple[str, int], ...] = (
         (("serve", SERVE_PORT),) if spec.kind == "RayService" else ()
     )
+    groups = worker_groups(spec, workload)
+    gpu = next((group for group in groups if group.pod.gpus), None)
+    cpus = None if gpu is None else ray_cpus(Amounts(pod_requests(gpu.pod)))
 
     def template(
         container: str,
@@ -312,6 +339,7 @@ def ray_cluster_spec(
             blob_model=workload.model_source == "blob",
             elastic=workload.elastic,
             node_selector=node_selector,
+            gpu_worker_cpus=cpus,
         )
 
     cluster: dict[str, Any] = {
@@ -342,7 +370,7 @@ def ray_cluster_spec(
             _worker_group_spec(
                 group, template(WORKER_CONTAINER, group.pod, (*_METRICS_PORTS, *serve_ports))
             )
-            for group in worker_groups(spec, workload)
+            for group in groups
         ],
     }
 
@@ -367,6 +395,18 @@ def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str
         "minReplicas": group.replicas,
         "maxReplicas": group.max_replicas or group.replicas,
         "numOfHosts": 1,
-        "rayStartParams": dict(_METRICS_START_PARAMS),
+        "rayStartParams": {**_METRICS_START_PARAMS, **ray_start_resources(group.pod)},
         "template": template,
+    }
+
+
+def ray_start_resources(pod: PodShape) -> dict[str, str]:
+    """What Ray advertises on a GPU worker: the pod's own CPUs (whole) and memory (bytes), so
+    the payloads' reservations (WORKER_CPUS_ENV) and Ray's accounting use the pod's numbers."""
+    if not pod.gpus:
+        return {}
+    requests = pod_requests(pod)
+    return {
+        "num-cpus": str(ray_cpus(Amounts(requests))),
+        "memory": str(requests["memory"]),
     }

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from catalog.quantities import GPU_RESOURCE
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KINDS, RESOURCES
 from catalog.vm_sizes import VM_SIZES
 from scheduling.amounts import Amounts
 from settings.model import ClusterSettings
@@ -62,9 +62,12 @@ def gpu_share(vm_size: str) -> Amounts:
     gpus = node[GPU_RESOURCE]
     if gpus == 0:
         raise ValueError(f"{vm_size} has no GPUs")
-    return Amounts(
-        {"cpu": node["cpu"] // gpus, "memory": node["memory"] // gpus // MIB * MIB, GPU_RESOURCE: 1}
-    )
+    share = {GPU_RESOURCE: 1}
+    for resource in RESOURCES:
+        if resource != GPU_RESOURCE:
+            whole = MIB if RESOURCE_KINDS[resource].unit == "bytes" else 1
+            share[resource] = node[resource] // gpus // whole * whole
+    return Amounts(share)
 
 
 def pool_capacity(cluster: ClusterSettings, flavor: str) -> Amounts:

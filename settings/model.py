@@ -241,6 +241,10 @@ class WorkloadSettings:
     # replica per GPU worker; vllm-batch: `minWorkers`/`maxWorkers`); None for the others.
     min_workers: int | None = None
     max_workers: int | None = None
+    # `cpuPerGpu` / `memoryPerGpu` (millicores, bytes): what each GPU worker asks per GPU, above
+    # the payload's minimum; None: the minimum (scheduling/workers.py).
+    cpu_per_gpu: int | None = None
+    memory_per_gpu: int | None = None
 
     @property
     def elastic(self) -> bool:

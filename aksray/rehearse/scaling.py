@@ -21,18 +21,15 @@ from typing import TYPE_CHECKING, Any, Final
 from aksray.rehearse import objects as o
 from aksray.rehearse.kube import Kube, KubeError
 from aksray.rehearse.observe import EVICTION_GRACE_S, Sample
-from aksray.rehearse.scenarios import (
+from aksray.rehearse.scenarios import Context, all_off, job
+from aksray.rehearse.sizing import (
     ENDPOINT,
-    Context,
     NotApplicableError,
     admissible_gpus,
-    all_off,
-    bound_pods,
     gpu_flavors,
-    job,
     pool_gpus,
-    workloads_of,
 )
+from aksray.rehearse.workload_state import bound_pods, workloads_of
 from manifests.ray_pods import ELASTIC_JOB_GATE
 
 if TYPE_CHECKING:
