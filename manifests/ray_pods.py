@@ -38,7 +38,7 @@ from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
 from scheduling.amounts import Amounts
 from scheduling.podsets import PodSet
-from scheduling.workers import ray_cpus, worker_requests
+from scheduling.workers import gpu_worker_ray_cpus, ray_resources, worker_requests
 from workloads.common.cluster import WORKER_CPUS_ENV
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
@@ -94,15 +94,30 @@ class Team(Protocol):
     def local_queue(self) -> str: ...
 
 
-class Workload(Protocol):
+class WorkerCount(Protocol):
+    """How many GPU workers a workload runs, and what each asks per GPU."""
+
+    @property
+    def workers(self) -> int | None: ...
+    @property
+    def cpu_per_gpu(self) -> int | None: ...
+    @property
+    def memory_per_gpu(self) -> int | None: ...
+    @property
+    def min_workers(self) -> int | None: ...
+    @property
+    def max_workers(self) -> int | None: ...
+    @property
+    def elastic(self) -> bool: ...
+
+
+class Workload(WorkerCount, Protocol):
     """What a builder needs from one workload's settings (WorkloadSettings fits)."""
 
     @property
     def name(self) -> str: ...
     @property
     def priority(self) -> str: ...
-    @property
-    def workers(self) -> int | None: ...
     @property
     def lora_adapter(self) -> bool: ...
     @property
@@ -111,31 +126,6 @@ class Workload(Protocol):
     def model_source(self) -> str: ...
     @property
     def model_revision(self) -> str: ...
-    @property
-    def min_workers(self) -> int | None: ...
-    @property
-    def max_workers(self) -> int | None: ...
-    @property
-    def elastic(self) -> bool: ...
-    @property
-    def cpu_per_gpu(self) -> int | None: ...
-    @property
-    def memory_per_gpu(self) -> int | None: ...
-
-
-class WorkerCount(Protocol):
-    @property
-    def workers(self) -> int | None: ...
-    @property
-    def cpu_per_gpu(self) -> int | None: ...
-    @property
-    def memory_per_gpu(self) -> int | None: ...
-    @property
-    def min_workers(self) -> int | None: ...
-    @property
-    def max_workers(self) -> int | None: ...
-    @property
-    def elastic(self) -> bool: ...
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,8 +307,7 @@ def ray_cluster_spec(
         (("serve", SERVE_PORT),) if spec.kind == "RayService" else ()
     )
     groups = worker_groups(spec, workload)
-    gpu = next((group for group in groups if group.pod.gpus), None)
-    cpus = None if gpu is None else ray_cpus(Amounts(pod_requests(gpu.pod)))
+    cpus = gpu_worker_ray_cpus(spec, workload)
 
     def template(
         container: str,
@@ -401,12 +390,5 @@ def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str
 
 
 def ray_start_resources(pod: PodShape) -> dict[str, str]:
-    """What Ray advertises on a GPU worker: the pod's own CPUs (whole) and memory (bytes), so
-    the payloads' reservations (WORKER_CPUS_ENV) and Ray's accounting use the pod's numbers."""
-    if not pod.gpus:
-        return {}
-    requests = pod_requests(pod)
-    return {
-        "num-cpus": str(ray_cpus(Amounts(requests))),
-        "memory": str(requests["memory"]),
-    }
+    """What Ray advertises on a GPU worker: the pod's own numbers (scheduling/workers.py)."""
+    return ray_resources(Amounts(pod_requests(pod))) if pod.gpus else {}

@@ -76,6 +76,17 @@ def ray_cpus(requests: Amounts) -> int:
     return requests["cpu"] // 1000
 
 
+def ray_resources(requests: Amounts) -> dict[str, str]:
+    """A GPU worker's `rayStartParams` resources: the pod's CPUs (whole) and memory (bytes), so
+    Ray's accounting and the payloads' reservations use the pod's own numbers."""
+    return {"num-cpus": str(ray_cpus(requests)), "memory": str(requests["memory"])}
+
+
+def gpu_worker_ray_cpus(spec: WorkloadSpec, ask: PerGpuAsk | None = None) -> int | None:
+    """The CPUs Ray advertises on each GPU worker of the payload; None without GPU workers."""
+    return ray_cpus(worker_requests(spec, ask)) if spec.gpu_group is not None else None
+
+
 def fits_share(per_gpu_amounts: Amounts, vm_size: str) -> bool:
     """Whether one GPU's worth fits one GPU's share of a node of this size."""
     return per_gpu_amounts.fits_in(gpu_share(vm_size))

@@ -347,8 +347,7 @@ class Observer:
         *,
         borrows: bool,
     ) -> None:
-        """Without a cohort nothing can be borrowed; in one, at most the borrowing limit (none:
-        what the cohort lends, which the cohort check bounds)."""
+        """No cohort: no borrowing; in one, at most the borrowing limit (or the cohort's)."""
         limit = quota.borrowing_limit
         cap = quota.nominal + (0 if not borrows else 10**30 if limit is None else limit)
         if used > cap:
