@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from aksray.model import CLUSTER_QUEUE, registered
 from aksray.runner import PROJECT_ROOT, RunResult, run_program
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCE_TABLE, RESOURCES
 from catalog.versions import KUEUE
+from catalog.vm_sizes import VM_SIZES
 from scheduling.admission import (
     KUEUE_VERSION,
     Inadmissible,
@@ -24,6 +25,7 @@ from scheduling.admission import (
     headroom,
 )
 from scheduling.amounts import Amounts
+from scheduling.nodes import gpu_share
 from scheduling.podsets import PodSet
 from scheduling.queues import (
     TEAM_PREEMPTION,
@@ -34,7 +36,9 @@ from scheduling.queues import (
     read_cluster_queue,
     team_queues,
 )
+from scheduling.workers import fits_share, minimum_per_gpu, worker_requests
 from tests.support.harness import STACKS, planned
+from workloads.catalog import WORKLOADS
 
 GPU = GPU_RESOURCE
 TEST_STACKS = sorted((PROJECT_ROOT / "tests" / "stacks").glob("*.yaml"))
@@ -173,3 +177,35 @@ def test_a_lending_limit_keeps_the_rest_for_the_owner() -> None:
     assert cohort_borrowable([owner, borrower], "borrower") == {("gpu", GPU): 3}
     used = {"owner": {("gpu", GPU): 6}}
     assert cohort_borrowable([owner, borrower], "borrower", usage=used) == {("gpu", GPU): 2}
+
+
+_GPU_SIZES = sorted(name for name, size in VM_SIZES.items() if size.gpus)
+_GPU_WORKLOADS = sorted(name for name, spec in WORKLOADS.items() if spec.gpu_group is not None)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    vm_size=st.sampled_from(_GPU_SIZES),
+    workload=st.sampled_from(_GPU_WORKLOADS),
+    nodes=st.integers(1, 16),
+    data=st.data(),
+)
+def test_an_n_gpu_quota_admits_an_n_gpu_gang_on_every_size(
+    vm_size: str, workload: str, nodes: int, data: st.DataObject
+) -> None:
+    """N GPUs of quota on a pool come with N GPU shares of CPU and memory (as the queues fill
+    them in), which hold N workers of any shipped workload whose minimum fits the share: the
+    gang is admitted without borrowing, and N + 1 workers are not."""
+    spec = WORKLOADS[workload]
+    assume(fits_share(minimum_per_gpu(spec), vm_size))
+    gpus = data.draw(st.integers(1, VM_SIZES[vm_size].gpus * nodes), label="quota GPUs")
+    quota = gpu_share(vm_size).times(gpus)
+    flavor = FlavorQuota("pool", tuple((r, ResourceQuota(quota[r])) for r in RESOURCES))
+    queue = TeamQueue(
+        "team", None, "team", "BestEffortFIFO", (ResourceGroup(RESOURCES, (flavor,)),),
+        TEAM_PREEMPTION,
+    )  # fmt: skip
+    worker = dict(worker_requests(spec).nonzero())
+    assert assign_pod_sets([PodSet("gpu", gpus, worker)], queue) == [dict.fromkeys(worker, "pool")]
+    with pytest.raises(Inadmissible):
+        assign_pod_sets([PodSet("gpu", gpus + 1, worker)], queue)
