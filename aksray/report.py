@@ -214,7 +214,7 @@ def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
         return NONE
     return ", ".join(
         f"{key} {values[key]}"
-        for key in ("gpu", "cpu", "memory")
+        for key in (RESOURCE_KEYS[r] for r in READING_ORDER)
         if key in values and (zeros or values[key] not in (0, "0"))
     )
 
