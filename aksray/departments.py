@@ -12,8 +12,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aksray.objects import parse_amount
-from catalog.quantities import format_cpu, format_memory
+from catalog.quantities import RESOURCE_TABLE
+
+# The summary keys its amounts by the stack file's key (gpu, cpu, memory).
+_KIND_BY_KEY = {kind.key: kind for kind in RESOURCE_TABLE}
 
 
 @dataclass
@@ -40,7 +42,7 @@ def departments(queues: Sequence[Mapping[str, Any]]) -> list[Department]:
         for flavor in queue["flavors"]:
             sums = department.nominal.setdefault(flavor["flavor"], {})
             for key, value in flavor["nominal"].items():
-                sums[key] = sums.get(key, 0) + parse_amount(key, value)
+                sums[key] = sums.get(key, 0) + _KIND_BY_KEY[key].parse(value)
     return list(found.values())
 
 
@@ -51,9 +53,7 @@ def shown_resources(nominal: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _amount(key: str, value: int) -> str:
-    if key == "cpu":
-        return format_cpu(value)
-    return format_memory(value) if key == "memory" else str(value)
+    return str(_KIND_BY_KEY[key].format(value))
 
 
 def flavor_quota_text(flavor: str, sums: Mapping[str, int]) -> str:

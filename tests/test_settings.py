@@ -350,9 +350,10 @@ def test_valid_stacks_parse_to_the_documented_model() -> None:
     )
     team = settings.scheduling.team("team-a")
     assert team.namespace == "team-a" and team.local_queue == "team-a"
-    assert team.quota["a100"].gpu == 5 and team.quota["a100"].cpu_millis is None
-    assert team.quota["cpu"].cpu_millis == 10000
-    assert team.quota["cpu"].memory_bytes == 40 * 1024**3
+    assert team.quota["a100"].amount("nvidia.com/gpu") == 5
+    assert team.quota["a100"].amount("cpu") is None
+    assert team.quota["cpu"].amount("cpu") == 10000
+    assert team.quota["cpu"].amount("memory") == 40 * 1024**3
     # The endpoint ships off in dev (it would hold a GPU node while up); the jobs are staged.
     assert {w.name for w in settings.enabled_workloads} == {
         "aurora-finetune",

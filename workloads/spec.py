@@ -25,12 +25,18 @@ class PodShape:
 
 @dataclass(frozen=True)
 class WorkerGroup:
+    """A group of Ray workers. For a GPU group, `pod`'s cpu and memory are the payload's
+    MINIMUM per GPU (`minimum_why` says why): the platform sizes each pod from it and from the
+    pool it runs on (scheduling/workers.py), never below it, never above a GPU's share of a node.
+    """
+
     name: str
     replicas: int  # the gang Kueue admits first (minReplicas); a fixed group never changes
     pod: PodShape
     # Elastic groups only: the Ray autoscaler may grow the group up to this many pods, each
     # step admitted by Kueue as a workload slice. None: fixed (maxReplicas == replicas).
     max_replicas: int | None = None
+    minimum_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,11 @@ class WorkloadSpec:
         that a new planner fact never turns a finished job into a new run."""
         planner_only = {f.name for f in fields(self) if f.metadata.get(PLANNER_ONLY)}
         return {k: v for k, v in asdict(self).items() if k not in planner_only}
+
+    @property
+    def gpu_group(self) -> WorkerGroup | None:
+        """The GPU worker group, if the payload has one."""
+        return next((group for group in self.workers if group.pod.gpus), None)
 
     def containers_for(self, *, lora_adapter: bool, blob_model: bool = False) -> tuple[str, ...]:
         """Every Blob container the payload touches with these settings."""

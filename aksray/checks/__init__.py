@@ -13,8 +13,12 @@ Errors:
   team's ClusterQueue with the team's nominal quota plus what it may borrow
   (min(borrowingLimit, what its cohort can lend));
 - node fit: a pod asks for more GPUs, CPU or memory than one node of the flavor Kueue gives it
-  can offer (node allocatable, manifests/capacity.py); a warning when only some of the flavors
+  can offer (node allocatable, scheduling/nodes.py); a warning when only some of the flavors
   it may get are too small;
+- GPU share: a GPU worker asks more CPU or memory per GPU than one GPU's share of a node of a
+  pool it may get (node allocatable / GPUs per node): reported at the key that asked
+  (`cpuPerGpu`/`memoryPerGpu`) or at the pool's vmSize when it is the payload's minimum;
+- full node: a GPU pod shape that leaves GPUs of a full node unused;
 - gang fits its pool: a gang needs more nodes at once than its pool can ever have (whatever the
   quota and scheduling.allowOvercommit say);
 - KAI queues unlimited: a KAI queue with a quota or limit other than -1 (a second admission
@@ -74,6 +78,7 @@ from aksray.checks.kai import (
 )
 from aksray.checks.models import check_model_staged
 from aksray.checks.offer import check_gpu_size_offer_known, check_rendered_operators
+from aksray.checks.packing import check_full_node, check_gpu_share
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
 from aksray.checks.services import check_elastic_endpoint, check_services_never_evicted
 from aksray.checks.spot import check_endpoint_not_on_spot
@@ -89,6 +94,8 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_gang_fits_pool,
     check_maximum_admissible,
     check_node_fit,
+    check_gpu_share,
+    check_full_node,
     check_kai_queues_unlimited,
     check_kai_never_evicts,
     check_priority_classes,

@@ -7,7 +7,15 @@ SPEC = WorkloadSpec(
     kind="RayService",
     default_priority="inference",
     head=PodShape(cpu="2", memory="8Gi"),
-    workers=(WorkerGroup("gpu", 1, PodShape(cpu="8", memory="64Gi", gpus=1)),),
+    workers=(
+        WorkerGroup(
+            "gpu",
+            1,
+            PodShape(cpu="8", memory="64Gi", gpus=1),
+            minimum_why="vLLM's engine process, the Serve replica and its proxy need 8 CPUs; "
+            "64Gi holds the model's weights in host memory while they load onto the GPU",
+        ),
+    ),
     # Without the adapter the endpoint serves the base model and needs no Blob at all.
     containers=(),
     options=frozenset({"loraAdapter", "modelSource", "minReplicas", "maxReplicas"}),

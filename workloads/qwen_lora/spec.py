@@ -8,8 +8,18 @@ SPEC = WorkloadSpec(
     default_priority="train",
     head=PodShape(cpu="2", memory="8Gi"),
     # A gang of `workers` one-GPU pods; the count is a stack option (default 4). The payload
-    # reserves {CPU: 10, GPU: 1} per training worker (launch.py), so each pod offers 12 CPUs.
-    workers=(WorkerGroup("gpu", 4, PodShape(cpu="12", memory="96Gi", gpus=1)),),
+    # reserves all but one of a worker's CPUs per training worker (launch.py).
+    workers=(
+        WorkerGroup(
+            "gpu",
+            4,
+            PodShape(cpu="11", memory="96Gi", gpus=1),
+            minimum_why="10 CPUs for LLaMA-Factory's worker (its launcher's reservation: "
+            "tokenizer and data-loader processes) and 1 for the staging and upload tasks; 96Gi "
+            "because every rank loads the 7B model's bf16 weights (15 GB) into host memory "
+            "before the GPU, beside the tokenized dataset and pinned optimizer buffers",
+        ),
+    ),
     containers=(DATASETS_CONTAINER, MODELS_CONTAINER),
     options=frozenset({"workers"}),
     description="Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers",
