@@ -33,6 +33,7 @@ from aksray.usage import (
     epilog,
     version_text,
 )
+from settings.errors import problem_lines
 
 if TYPE_CHECKING:
     from aksray.checks.findings import Findings
@@ -198,16 +199,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from aksray.runner import run_program
+    from aksray.preflight import preflight
+    from aksray.runner import RunResult, run_program
 
     config_file, stack = _config_file(args)
     if args.command == "rehearse":
         from aksray.rehearse.command import run as rehearse
 
         return rehearse(args, config_file, stack)
-    result = run_program(config_file, stack=stack)
+    checked = preflight(config_file, stack)
+    if checked.problems:
+        result = RunResult(stack=checked.stack, config_file=config_file, problems=checked.problems)
+    else:
+        result = run_program(config_file, stack=checked.stack, config=checked.config)
     if result.problems:
-        problems = [str(problem) for problem in result.problems]
+        problems = problem_lines(result.problems)
         if args.command == "plan" and args.format == "markdown":
             from aksray.markdown import invalid_markdown
 
@@ -276,9 +282,9 @@ def _plan(result: RunResult, output: str) -> int:
     # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    for problem in findings.warnings:
-        print(f"warning: {problem}", file=sys.stderr)
-    _print_errors([str(problem) for problem in findings.errors], sys.stderr)
+    for line in problem_lines(findings.warnings):
+        print(f"warning: {line}", file=sys.stderr)
+    _print_errors(problem_lines(findings.errors), sys.stderr)
     return EXIT_PROBLEMS if findings.errors else EXIT_OK
 
 

@@ -97,10 +97,10 @@ def number_of(text: str) -> int | float | None:
     """`text` as a number the way Go's YAML reads one (None when it is not one)."""
     plain = text.replace("_", "")
     integer = _integer(plain)
-    if integer is not None and INT64_MIN <= integer <= UINT64_MAX:
-        if integer > UINT64_MAX or (integer < 0 and integer < INT64_MIN):
-            return None
-        if integer <= INT64_MAX or not plain.startswith(("-", "+")):
+    if integer is not None:
+        if INT64_MIN <= integer <= INT64_MAX:
+            return integer
+        if 0 <= integer <= UINT64_MAX and plain[0] not in "+-":  # unsigned: no sign allowed
             return integer
     if _FLOAT.fullmatch(plain):
         value = float(plain)  # Go refuses what overflows; Python gives infinity
@@ -109,19 +109,19 @@ def number_of(text: str) -> int | float | None:
     return None
 
 
+_BASES: Final = {"hex": 16, "oct": 8, "bin": 2, "legacy_oct": 8, "dec": 10}
+
+
 def _integer(plain: str) -> int | None:
+    if plain.isdigit() and (plain[0] != "0" or len(plain) == 1) and len(plain) < 20:
+        return int(plain)  # the common case: a plain decimal
     match = _INTEGER.fullmatch(plain)
-    if match is None:
+    if match is None or match.lastgroup is None:
         return None
-    digits, base = next(
-        (match[name], base)
-        for name, base in (("hex", 16), ("oct", 8), ("bin", 2), ("legacy_oct", 8), ("dec", 10))
-        if match[name] is not None
-    )
-    digits = digits.lstrip("0") or "0"
+    digits = match[match.lastgroup].lstrip("0") or "0"
     if len(digits) > 64:  # far beyond 64 bits in any base: not an integer Go keeps
         return None
-    value = int(digits, base)
+    value = int(digits, _BASES[match.lastgroup])
     return -value if match["sign"] == "-" else value
 
 

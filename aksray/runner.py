@@ -294,15 +294,23 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def run_program(
-    config_file: Path, *, stack: str | None = None, secret_values: Mapping[str, str] | None = None
+    config_file: Path,
+    *,
+    stack: str | None = None,
+    secret_values: Mapping[str, str] | None = None,
+    config: StackConfig | None = None,
 ) -> RunResult:
     """Run `__main__.py` against one stack file under mocks; return what it registered.
 
     Raises `aksray.stackfile.StackFileError` for a file that is not Pulumi configuration.
     Configuration problems come back in `RunResult.problems` (with no resources registered).
+    `config`: the file as already read (aksray/preflight.py), instead of reading it again.
     """
     stack = stack or stack_name_for(config_file)
-    config = load_stack_config(config_file, project_file=PROJECT_FILE, secret_values=secret_values)
+    if config is None:
+        config = load_stack_config(
+            config_file, project_file=PROJECT_FILE, secret_values=secret_values
+        )
     result = RunResult(stack=stack, config_file=config_file)
 
     if str(PROJECT_ROOT) not in sys.path:

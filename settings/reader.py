@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, TypeVar
 
-from settings.errors import Problem
+from settings.errors import Problem, shown
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -103,7 +103,7 @@ class Section:
         self.problems = problems
         for key in value:
             if key not in known:
-                self.problem(join(path, str(key)), unknown_key_message(str(key), known))
+                self.problem(join(path, shown(str(key))), unknown_key_message(str(key), known))
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))

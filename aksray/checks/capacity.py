@@ -8,11 +8,17 @@ from aksray.checks.findings import Findings, amount, amounts, listed, node_amoun
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS
 from manifests.capacity import effective_quota, node_allocatable, pool_capacity
+from settings.model import Settings
 
 
 def check_pool_capacity(plan: Plan, out: Findings) -> None:
     """Σ team nominal quotas of each flavor against its pool at maximum size."""
-    settings = plan.settings
+    check_quotas_fit_pools(plan.settings, out)
+
+
+def check_quotas_fit_pools(settings: Settings, out: Findings) -> None:
+    """`check_pool_capacity` on the settings alone: `aksray plan` runs it before the program
+    too, so a stack of thousands of teams that can never fit stops before it is built."""
     cluster = settings.cluster
     for flavor in cluster.flavors:
         teams = [team for team in settings.scheduling.teams if flavor in team.quota]
