@@ -21,7 +21,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from aksray.stackfile import StackFileError
 from aksray.usage import (
@@ -34,6 +34,9 @@ from aksray.usage import (
     version_text,
 )
 from settings.errors import problem_lines
+
+# Set aside at start and given back when a run exhausts memory, to print the line saying so.
+_MEMORY_RESERVE: Final = 4 * 1024 * 1024
 
 if TYPE_CHECKING:
     from aksray.checks.findings import Findings
@@ -170,10 +173,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # for callers that stay (the tests call main() in-process).
     collecting = gc.isenabled()
     gc.disable()
+    reserve: bytearray | None = bytearray(_MEMORY_RESERVE)
     try:
         return _run(args)
     except StackFileError as exc:
         _print_errors([str(exc)], sys.stderr)
+        return EXIT_PROBLEMS
+    except MemoryError:
+        reserve = None
+        _print_errors([_out_of_memory(args)], sys.stderr)
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -194,8 +202,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     finally:
+        del reserve
         if collecting:
             gc.enable()
+
+
+
+def _out_of_memory(args: argparse.Namespace) -> str:
+    where = args.config if args.config is not None else f"--stack {args.stack}"
+    return (
+        f"{where}: the run exhausted the memory this process may use (a plan takes about half "
+        "a MiB per team); give it more memory, or plan the stack in parts"
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

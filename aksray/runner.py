@@ -284,6 +284,14 @@ def _offline_runtime() -> Iterator[None]:
             gc.enable()
 
 
+def _report_unless_out_of_memory(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Out of memory, every pending Output fails alike: one MemoryError reaches the caller, the
+    thousands of tasks it leaves are not each logged with a traceback."""
+    if isinstance(context.get("exception"), MemoryError):
+        return
+    loop.default_exception_handler(context)
+
+
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
     """Outputs left unresolved after a failed run must not outlive their event loop."""
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
@@ -325,6 +333,7 @@ def run_program(
 
 def _run(result: RunResult, config: StackConfig, stack: str) -> None:
     loop = asyncio.new_event_loop()
+    loop.set_exception_handler(_report_unless_out_of_memory)
     asyncio.set_event_loop(loop)
     collector = _WarningCollector()
     logger = logging.getLogger(f"aksray.program.{id(collector)}")

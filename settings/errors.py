@@ -75,20 +75,18 @@ def problem_lines(problems: Iterable[Problem]) -> list[str]:
         lines.append(str(problem))
     kinds = sorted(held_back.items(), key=lambda item: -item[1])
     for kind, count in kinds[:PER_KIND]:
-        more = "problem" if count == 1 else "problems"
         lines.append(
             bounded(
                 printable(
-                    f"{kind}: {count:,} more {more} like the above at this path (other list "
-                    "entries), not shown; fix those and run again"
+                    f"{kind}: {count:,} more like the above at this path (other list entries), "
+                    "not shown"
                 )
             )
         )
     rest = sum(count for _, count in kinds[PER_KIND:])
     if rest:
         lines.append(
-            f"config: {rest:,} more problems at {len(kinds) - PER_KIND:,} other paths, not "
-            "shown; fix the ones above and run again"
+            f"config: {rest:,} more problems at {len(kinds) - PER_KIND:,} other paths, not shown"
         )
     return lines
 

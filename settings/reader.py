@@ -59,6 +59,11 @@ def string_problem(value: str) -> str | None:
         return "is empty; write a value"
     if len(value) > MAX_STRING_LENGTH:
         return f"is {len(value):,} characters long; no setting needs more than {MAX_STRING_LENGTH}"
+    if "\ufffd" in value:
+        return (
+            f"{describe(value)} holds bytes that are not UTF-8 text (shown as \ufffd, as from a "
+            "!!binary value); write the setting as plain text"
+        )
     if not value.isprintable():
         return f"{describe(value)} holds a control or invisible character; remove it"
     if value != value.strip():

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+import aksray.runner
 from aksray.graph import critical_path
 from aksray.model import plan
 from aksray.report import summary
@@ -268,3 +269,17 @@ def test_version_prints_the_package_and_every_pinned_chart() -> None:
                 re.M,
             ), chart
     assert lines[-1] == f"ray image: {RAY_IMAGE}"
+
+
+def test_a_run_out_of_memory_ends_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(aksray.runner, "run_program", exhausted)
+    run = cli("plan", "--stack", "dev")
+    assert run.code == 1
+    assert run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "error: --stack dev: the run exhausted the memory this process may use (a plan takes "
+        "about half a MiB per team); give it more memory, or plan the stack in parts"
+    ]

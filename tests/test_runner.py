@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,13 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import resource as pulumi_resource
 
 from aksray.mocks import is_placeholder
-from aksray.runner import PROJECT_ROOT, RecordingMonitor, run_program, stack_file
+from aksray.runner import (
+    PROJECT_ROOT,
+    RecordingMonitor,
+    _report_unless_out_of_memory,
+    run_program,
+    stack_file,
+)
 from aksray.stackfile import StackFileError, load_stack_config
 from tests.support.harness import STACKS, one, planned, stack_document, write_stack
 
@@ -153,3 +161,18 @@ def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
         _read(tmp_path, "config:\n  p:protect: false\n  p:protect: true\n")
     assert "duplicate key 'p:protect'" in raised.value.message
     assert "line 3" in raised.value.message
+
+
+def test_out_of_memory_the_pending_tasks_are_not_each_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            for _ in range(1000):
+                _report_unless_out_of_memory(loop, {"message": "m", "exception": MemoryError()})
+            assert caplog.records == []
+            _report_unless_out_of_memory(loop, {"message": "other", "exception": ValueError()})
+            assert [record.getMessage() for record in caplog.records] == ["other"]
+    finally:
+        loop.close()
