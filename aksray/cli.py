@@ -207,7 +207,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
-
 def _out_of_memory(args: argparse.Namespace) -> str:
     where = args.config if args.config is not None else f"--stack {args.stack}"
     return (

@@ -93,6 +93,7 @@ class _Builder:
             ]
         if isinstance(node, yaml.MappingNode):
             return self._mapping(node, depth, path)
+        assert isinstance(node, yaml.ScalarNode)
         try:
             return scalar_value(node, nested=depth > _SETTING_DEPTH)
         except NodeError as exc:
@@ -153,7 +154,7 @@ def _float_key(value: float) -> str:
     return text.replace("e-0", "e-").replace("e+0", "e+") if "e" in text else text
 
 
-def scalar_value(node: yaml.Node, *, nested: bool) -> Any:
+def scalar_value(node: yaml.ScalarNode, *, nested: bool) -> Any:
     """A scalar as the program receives it; `nested`: inside a map or list of a setting."""
     tag, text = node.tag, node.value
     if tag == PLAIN or (tag == BANG and node.style is None):

@@ -66,13 +66,13 @@ class _StackComposer(_UntaggedResolver, _BASE_LOADER):  # type: ignore[misc]
     pass
 
 
-class _RedefiningComposer(_UntaggedResolver, yaml.BaseLoader):  # type: ignore[misc]
+class _RedefiningComposer(_UntaggedResolver, yaml.BaseLoader):
     """The pure-Python composer, letting an anchor be defined again (YAML 1.2 and the CLI do:
     an alias refers to the latest definition before it). libyaml's refuses, so a file that
     redefines an anchor is composed again by this one."""
 
     def compose_node(self, parent: Any, index: Any) -> Any:
-        event = self.peek_event()
+        event = self.peek_event()  # type: ignore[no-untyped-call]
         if not isinstance(event, yaml.AliasEvent) and event.anchor is not None:
             self.anchors.pop(event.anchor, None)
         return super().compose_node(parent, index)
