@@ -260,24 +260,31 @@ def _engine_bin() -> Path | None:
     return binary if binary.is_file() and os.access(binary, os.X_OK) else None
 
 
-def _cli_config(pulumi: Path, folder: Path, body: str) -> dict[str, Any]:
-    """What `pulumi config --json` shows for a stack file holding `body`."""
-    (folder / "Pulumi.yaml").write_text("name: aks-ray-platform\nruntime: python\n")
-    (folder / "state").mkdir()
-    env = {
-        **os.environ,
-        "PULUMI_HOME": str(folder / "home"),
-        "PULUMI_BACKEND_URL": f"file://{folder / 'state'}",
-        "PULUMI_CONFIG_PASSPHRASE": "test-only",
-        "PULUMI_SKIP_UPDATE_CHECK": "1",
-    }
+class _Cli:
+    """A throw-away project and stack of the built engine; `config(body)` is what
+    `pulumi config --json` shows for a stack file holding `body`."""
 
-    def pulumi_run(*args: str) -> str:
+    def __init__(self, pulumi: Path, folder: Path) -> None:
+        self.pulumi, self.folder = pulumi, folder
+        (folder / "Pulumi.yaml").write_text("name: aks-ray-platform\nruntime: python\n")
+        (folder / "state").mkdir()
+        self.env = {
+            **os.environ,
+            "PULUMI_HOME": str(folder / "home"),
+            "PULUMI_BACKEND_URL": f"file://{folder / 'state'}",
+            "PULUMI_CONFIG_PASSPHRASE": "test-only",
+            "PULUMI_SKIP_UPDATE_CHECK": "1",
+        }
+        self.run("stack", "init", "cli", "--secrets-provider", "passphrase", "--non-interactive")
+        text = (folder / "Pulumi.cli.yaml").read_text()
+        self.salt = [line for line in text.splitlines() if "encryptionsalt" in line]
+
+    def run(self, *args: str) -> str:
         done = subprocess.run(
-            [pulumi, *args],
+            [self.pulumi, *args],
             check=False,
-            cwd=folder,
-            env=env,
+            cwd=self.folder,
+            env=self.env,
             capture_output=True,
             text=True,
             timeout=120,
@@ -285,20 +292,17 @@ def _cli_config(pulumi: Path, folder: Path, body: str) -> dict[str, Any]:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    pulumi_run("stack", "init", "cli", "--secrets-provider", "passphrase", "--non-interactive")
-    stack_file = folder / "Pulumi.cli.yaml"
-    salt = [line for line in stack_file.read_text().splitlines() if "encryptionsalt" in line]
-    stack_file.write_text("\n".join([*salt, "config:", body]))
-    result: dict[str, Any] = json.loads(pulumi_run("config", "--json", "--show-secrets"))
-    return result
+    def config(self, body: str) -> dict[str, Any]:
+        (self.folder / "Pulumi.cli.yaml").write_text("\n".join([*self.salt, "config:", body]))
+        result: dict[str, Any] = json.loads(self.run("config", "--json", "--show-secrets"))
+        return result
 
 
 def test_the_built_engine_passes_what_the_table_says(tmp_path: Path) -> None:
     pulumi = _engine_bin()
     if pulumi is None:
         pytest.skip("the Pulumi engine is not built (make engine)")
+    engine = _Cli(pulumi, tmp_path)
     for name, (body, passed) in sorted(PASSED.items()):
-        folder = tmp_path / name
-        folder.mkdir()
-        shown = _cli_config(pulumi, folder, body)
+        shown = engine.config(body)
         assert {key: entry["value"] for key, entry in shown.items()} == passed, name
