@@ -21,7 +21,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from aksray.stackfile import StackFileError
 from aksray.usage import (
@@ -33,6 +33,10 @@ from aksray.usage import (
     epilog,
     version_text,
 )
+from settings.errors import problem_lines
+
+# Set aside at start and given back when a run exhausts memory, to print the line saying so.
+_MEMORY_RESERVE: Final = 4 * 1024 * 1024
 
 if TYPE_CHECKING:
     from aksray.checks.findings import Findings
@@ -195,10 +199,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     # for callers that stay (the tests call main() in-process).
     collecting = gc.isenabled()
     gc.disable()
+    reserve: bytearray | None = bytearray(_MEMORY_RESERVE)
     try:
         return _run(args)
     except StackFileError as exc:
         _print_errors([str(exc)], sys.stderr)
+        return EXIT_PROBLEMS
+    except MemoryError:
+        reserve = None
+        _print_errors([_out_of_memory(args)], sys.stderr)
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -219,21 +228,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     finally:
+        del reserve
         if collecting:
             gc.enable()
 
 
+def _out_of_memory(args: argparse.Namespace) -> str:
+    where = args.config if args.config is not None else f"--stack {args.stack}"
+    return (
+        f"{where}: the run exhausted the memory this process may use (a plan takes about half "
+        "a MiB per team); give it more memory, or plan the stack in parts"
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
-    from aksray.runner import run_program
+    from aksray.preflight import preflight
+    from aksray.runner import RunResult, run_program
 
     config_file, stack = _config_file(args)
     if args.command == "rehearse":
         from aksray.rehearse.command import run as rehearse
 
         return rehearse(args, config_file, stack)
-    result = run_program(config_file, stack=stack)
+    checked = preflight(config_file, stack)
+    if checked.problems:
+        result = RunResult(stack=checked.stack, config_file=config_file, problems=checked.problems)
+    else:
+        result = run_program(config_file, stack=checked.stack, config=checked.config)
     if result.problems:
-        problems = [str(problem) for problem in result.problems]
+        problems = problem_lines(result.problems)
         if args.command == "plan" and args.format == "markdown":
             from aksray.markdown import invalid_markdown
 
@@ -335,9 +358,9 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
     # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    for problem in findings.warnings:
-        print(f"warning: {problem}", file=sys.stderr)
-    _print_errors([str(problem) for problem in findings.errors], sys.stderr)
+    for line in problem_lines(findings.warnings):
+        print(f"warning: {line}", file=sys.stderr)
+    _print_errors(problem_lines(findings.errors), sys.stderr)
     return EXIT_PROBLEMS if findings.errors else EXIT_OK
 
 

@@ -26,7 +26,7 @@ from settings.model import (
     StorageSettings,
     WorkloadSettings,
 )
-from settings.reader import Section, choices_text, join
+from settings.reader import Section, choices_text, describe, join
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
@@ -241,18 +241,20 @@ def _check_blob_containers(
         )
 
 
+_RUN_HINT: Final = (
+    "a run label of 1-20 letters, digits, '.', '_' or '-' starting with a letter or digit, "
+    'e.g. 1 or retry-2 (quote a date: "2026-12-01")'
+)
+
+
 def _run_label(entry: Section) -> str:
-    """`run`: a label, as a string or a whole number (`pulumi config set --path ... 1` stores
-    the number 1)."""
+    """`run`: a label, as a string or a number (`pulumi config set --path ... 1` stores the
+    number 1; `run: 2.5` is the number 2.5), which is the label as Python writes it."""
     value = entry.value.get("run")
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    if isinstance(value, int | float) and not isinstance(value, bool):
         text = str(value)
         if _RUN.match(text):
             return text
-    return entry.string(
-        "run",
-        DEFAULT_RUN,
-        pattern=_RUN,
-        hint="a run label of 1-20 letters, digits, '.', '_' or '-' starting with a letter or "
-        'digit, e.g. 1 or retry-2 (quote a date: "2026-12-01")',
-    )
+        entry.problem(join(entry.path, "run"), f"{describe(value)} is not valid: {_RUN_HINT}")
+        return DEFAULT_RUN
+    return entry.string("run", DEFAULT_RUN, pattern=_RUN, hint=_RUN_HINT)

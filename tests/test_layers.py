@@ -142,10 +142,11 @@ AKSRAY_SUBLAYERS: Final = ("runner", "planner", "presenters", "rehearse", "cli")
 AKSRAY_MODULES: Final = {
     "runner": (
         "__init__.py", "runner.py", "mocks.py", "sdk_private.py", "stackfile.py",
-        "stackyaml.py", "reference.py", "usage.py",
+        "stackyaml.py", "reference.py", "usage.py", "cliscalars.py", "stackvalues.py",
     ),
     "planner": (
         "model.py", "objects.py", "checks/", "demand.py", "graph.py", "cost.py", "monitoring.py",
+        "preflight.py",
     ),
     "presenters": (
         "report.py", "markdown.py", "mermaid.py", "tables.py", "tree.py", "render.py",

@@ -508,3 +508,14 @@ def test_kai_actions_are_kais_own_and_only_for_an_existing_kai(
 def test_kai_actions_as_declared() -> None:
     assert planned("local").settings.operators.kai_actions == ("allocate",)
     assert planned("dev").settings.operators.kai_actions is None  # the stack installs KAI
+
+
+def test_a_key_set_without_path_says_to_use_path() -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse_settings({"cluster.gpuPools[0].maxCount": 4}, stack="dev")
+    assert [str(p) for p in caught.value.problems] == [
+        "cluster.gpuPools[0].maxCount: is one key whose name holds the path, not a setting "
+        "inside `cluster`: `pulumi config set` stores that when `--path` is left out. Run "
+        "`pulumi config rm 'cluster.gpuPools[0].maxCount'` and `pulumi config set --path "
+        "'cluster.gpuPools[0].maxCount' <value>`"
+    ]

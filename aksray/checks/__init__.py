@@ -65,7 +65,12 @@ from collections.abc import Callable, Iterable
 from typing import Final
 
 from aksray.checks.azure import check_role_assignments_left_to_an_admin
-from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_pool_capacity
+from aksray.checks.capacity import (
+    check_gang_fits_pool,
+    check_node_fit,
+    check_pool_capacity,
+    check_quotas_fit_pools,
+)
 from aksray.checks.catalogues import check_catalogue_staleness
 from aksray.checks.crds import check_chart_objects_have_crds, check_objects_have_crds
 from aksray.checks.findings import Findings
@@ -85,8 +90,10 @@ from aksray.checks.spot import check_endpoint_not_on_spot
 from aksray.checks.unseen import check_default_providers_enabled, check_environments_seen
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.model import Plan
+from settings.model import Settings
 
 Check = Callable[[Plan, Findings], None]
+SettingsCheck = Callable[[Settings, Findings], None]
 
 CHECKS: Final[tuple[Check, ...]] = (
     check_pool_capacity,
@@ -117,6 +124,18 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_gpu_size_offer_known,
     check_rendered_operators,
 )
+
+
+# The checks that read the settings alone, run before the program as well (`aksray plan` stops
+# at their errors: a stack they refuse is not built, however large).
+SETTINGS_CHECKS: Final[tuple[SettingsCheck, ...]] = (check_quotas_fit_pools,)
+
+
+def run_settings_checks(settings: Settings) -> Findings:
+    findings = Findings()
+    for check in SETTINGS_CHECKS:
+        check(settings, findings)
+    return findings
 
 
 def run_checks(plan: Plan, checks: Iterable[Check] = CHECKS) -> Findings:

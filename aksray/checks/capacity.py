@@ -9,18 +9,26 @@ from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from catalog.quantities import RESOURCE_KEYS, UNLIMITED
 from scheduling.amounts import READING_ORDER
 from scheduling.nodes import node_allocatable, pool_capacity
+from scheduling.queues import effective_quota
+from settings.model import Settings
 
 
 def check_pool_capacity(plan: Plan, out: Findings) -> None:
     """Σ team nominal quotas of each flavor against its pool at maximum size."""
-    settings = plan.settings
+    check_quotas_fit_pools(plan.settings, out)
+
+
+def check_quotas_fit_pools(settings: Settings, out: Findings) -> None:
+    """`check_pool_capacity` on the settings alone: `aksray plan` runs it before the program
+    too, so a stack of thousands of teams that can never fit stops before it is built."""
     cluster = settings.cluster
     for flavor in cluster.flavors:
         teams = [team for team in settings.scheduling.teams if flavor in team.quota]
         if not teams:
             continue
-        queues = plan.registered.queues
-        quotas = {team.name: queues[team.name].nominal(flavor) for team in teams}
+        # The core's effective quota: what the program records in each ClusterQueue (held
+        # equal by tests/test_scheduling_core.py), computed here before the program runs.
+        quotas = {team.name: effective_quota(team, flavor, settings) for team in teams}
         capacity = pool_capacity(cluster, flavor)
         vm_size = cluster.pool(flavor).vm_size
         node = node_allocatable(vm_size)
@@ -49,13 +57,12 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
             f"maxCount {max_count} (x {vm_size}, {amounts(node_amounts(node))} allocatable per "
             f"node): {'; '.join(over)}"
         )
-        _report_overcommit(plan, out, flavor, what=what, nodes_needed=nodes_needed)
+        _report_overcommit(settings, out, flavor, what=what, nodes_needed=nodes_needed)
 
 
 def _report_overcommit(
-    plan: Plan, out: Findings, flavor: str, *, what: str, nodes_needed: int
+    settings: Settings, out: Findings, flavor: str, *, what: str, nodes_needed: int
 ) -> None:
-    settings = plan.settings
     path = f"{settings.cluster.pool_path(flavor)}.maxCount"
     teams = [team for team in settings.scheduling.teams if flavor in team.quota]
     unlimited = [
