@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_rig_versions_are_the_served_pins() -> None:
     pins = read_env_file(ROOT / "scripts" / "rig" / "versions.env")
     assert pins["KUEUE_VERSION"] == "v0.19.2"
-    assert pins["KUBERAY_VERSION"] == "v1.5.0"  # v1.7.0's source is refused by the proxy
+    assert pins["KUBERAY_VERSION"] == "v1.6.2"  # v1.7.0's source is refused by the proxy
     assert pins["KUBERNETES_VERSION"].startswith("v1.34.")
     assert pins["KUBERNETES_STAGING_VERSION"] == "v0." + pins["KUBERNETES_VERSION"][3:]
 

@@ -31,8 +31,6 @@ Errors:
   cluster), named by the setting behind the value; and any custom resource the stack itself
   registers whose CRD nothing installs (a release, AKS's metrics add-on, a Prometheus Operator
   the stack file declares);
-- elastic endpoint (a warning): an endpoint with maxReplicas above minReplicas, which never
-  started in the rehearsal (Kueue admits it after KubeRay created its cluster suspended);
 - endpoints never evicted: a RayService that something in its team outranks, or that may run
   on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running).
 
@@ -64,7 +62,7 @@ from aksray.checks.kai import (
 )
 from aksray.checks.models import check_model_staged
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
-from aksray.checks.services import check_elastic_endpoint, check_services_never_evicted
+from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.model import Plan
 
@@ -83,7 +81,6 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_chart_objects_have_crds,
     check_objects_have_crds,
     check_services_never_evicted,
-    check_elastic_endpoint,
     check_idle_gpus,
     check_unused_quota,
     check_over_quota_weight,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
@@ -21,6 +21,7 @@ from aksray.rehearse.controlplane import (
 )
 from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.engine import EngineStack
+from aksray.rehearse.kai import KaiSetup
 from aksray.rehearse.kube import Discovery, Kube, credentials_from_kubeconfig
 from aksray.rehearse.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
 from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
@@ -30,7 +31,13 @@ from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.scaling import scale_ray_cluster
 from aksray.rehearse.scenarios import Context, NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
-from aksray.rehearse.toolchain import EngineToolchain, engine_toolchain, rig_toolchain
+from aksray.rehearse.toolchain import (
+    EngineToolchain,
+    ToolchainMissingError,
+    engine_toolchain,
+    missing_prerequisites,
+    rig_toolchain,
+)
 from manifests.helm_values import kueue_manager_config
 from workloads.catalog import WORKLOADS
 
@@ -38,11 +45,19 @@ if TYPE_CHECKING:
     from aksray.runner import RunResult
     from settings.model import Settings
 
-KAI_NOTE = (
-    "no KAI on this rig (its source is not served here): kube-scheduler binds the Ray pods "
-    "without gang semantics; KAI's part is covered by `aksray plan`'s static checks"
+KUBE_SCHEDULER_NOTE = (
+    "--scheduler kube-scheduler: no KAI on this rig, kube-scheduler binds the Ray pods one by one "
+    "(no gangs), as a comparison with what the platform ships"
 )
 DEFAULT_RUN_S = 8.0
+KAI: Final = "kai-scheduler"
+KUBE_SCHEDULER: Final = "kube-scheduler"
+SCHEDULERS: Final = (KAI, KUBE_SCHEDULER)
+Progress = Callable[[str], None]
+
+
+def quiet(_line: str) -> None:
+    """No progress shown (not a terminal)."""
 
 
 class InvalidConfigError(Exception):
@@ -191,9 +206,16 @@ class Target:
 
 
 @contextlib.contextmanager
-def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterator[Target]:
+def target(
+    kubeconfig: Path | None,
+    run_dir: Path,
+    settings: Settings,
+    scheduler: str = KAI,
+    progress: Progress = quiet,
+) -> Iterator[Target]:
     """The cluster to rehearse on: the user's (`kubeconfig`), or a rig whose Kueue runs the
-    configuration the stack's Kueue release would get."""
+    configuration the stack's Kueue release would get and whose KAI runs what the stack's KAI
+    runs (`scheduler` KUBE_SCHEDULER: no KAI, kube-scheduler binds the Ray pods)."""
     if kubeconfig is not None:
         config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
         kube = Kube(credentials_from_kubeconfig(kubeconfig))
@@ -212,12 +234,15 @@ def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterat
         return
     tools = rig_toolchain()
     kueue_config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
-    plane = start_rig(tools, run_dir, kueue_config)
+    kai = KaiSetup.of(settings) if scheduler == KAI else None
+    progress(f"starting the rig (etcd, kube-apiserver, controllers, Kueue, {scheduler}, KubeRay)")
+    plane = start_rig(tools, run_dir, kueue_config, kai)
+    progress(f"rig up in {plane.timings.get('total', 0):.1f}s")
     state = DashboardState()
     dashboard = StandInDashboard(plane.dashboard_address, plane.node_address, state)
     try:
         notes = [
-            KAI_NOTE,
+            *(plane.notes if kai is not None else [KUBE_SCHEDULER_NOTE]),
             pods_ready_note(kueue_config),
             f"rig bring-up {plane.timings.get('total', 0):.1f}s",
         ]
@@ -225,7 +250,7 @@ def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterat
             plane.kube,
             plane.kubeconfig,
             KUBECONFIG_CONTEXT,
-            tools.controller_versions(),
+            tools.controller_versions(scheduler),
             HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN),
             state,
             plane.supervisor,
@@ -248,6 +273,7 @@ class Rehearsal:
     engine: EngineToolchain
     run_dir: Path
     run_times: dict[str, float] = field(default_factory=dict)
+    progress: Progress = quiet
 
     @property
     def namespaces(self) -> tuple[str, ...]:
@@ -255,6 +281,7 @@ class Rehearsal:
 
     def observer(self) -> Observer:
         observer = Observer(self.target.kube, self.namespaces)
+        observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
         hosts = self.target.hosts
         if hosts is not None:
             observer.before_sample.append(lambda: hosts.update(self._head_services()))
@@ -271,6 +298,7 @@ class Rehearsal:
     def play(self, scenario: str, nodes: Nodes) -> ScenarioResult:
         result = ScenarioResult(self.name, scenario, dict(self.target.controllers))
         result.notes += self.target.notes
+        self.progress(f"{self.name}: playing {scenario}")
         t0 = time.monotonic()
         nodes.all_at_max()
         self.run_times.clear()
@@ -290,9 +318,16 @@ class Rehearsal:
             done = scale_ray_cluster(self.target.kube, self.namespaces, workload, group, replicas)
             observer.note(workload, "autoscaler", done)
 
+        def hold(team: str, held: bool) -> None:
+            self.target.kube.merge_patch(
+                f"/apis/kueue.x-k8s.io/v1beta2/clusterqueues/{team}",
+                {"spec": {"stopPolicy": "Hold" if held else "None"}},
+            )
+            observer.note(team, "ClusterQueue", "held (stopPolicy Hold)" if held else "released")
+
         ctx = Context(
             self.settings, observer, apply, nodes.set, self.run_times.__setitem__,
-            stack_workloads(self.stack), scale_workers=scale,
+            stack_workloads(self.stack), scale_workers=scale, hold_queue=hold,
         )  # fmt: skip
         try:
             SCENARIOS[scenario](ctx)
@@ -305,6 +340,8 @@ class Rehearsal:
         result.invariants = observer.verdict_list() + ctx.checks
         result.notes += ctx.notes
         result.seconds = time.monotonic() - t0
+        verdict = "held" if result.held else "BROKEN"
+        self.progress(f"{self.name}: {scenario} {verdict} in {result.seconds:.0f}s")
         if self.target.supervisor is not None:
             peak = self.target.supervisor.peak_memory_mib()
             result.notes.append(f"rig processes' peak memory so far: {peak} MiB")
@@ -321,14 +358,24 @@ class Rehearsal:
 
 
 def rehearse(
-    stack_file: Path, stack_name: str, scenarios: list[str], kubeconfig: Path | None
+    stack_file: Path,
+    stack_name: str,
+    scenarios: list[str],
+    kubeconfig: Path | None,
+    *,
+    scheduler: str = KAI,
+    progress: Progress = quiet,
 ) -> list[ScenarioResult]:
+    missing = missing_prerequisites(rig=kubeconfig is None)
+    if missing:
+        raise ToolchainMissingError("\n".join(missing))
     engine = engine_toolchain()
     stack = read_stack_file(stack_file)
     run_dir = rig_run_dir()
+    progress(f"{stack_name}: checking the stack (the program offline)")
     planned = validate(stack, run_dir, f"rehearse-{stack_name}")
     settings: Settings = planned.settings
-    with target(kubeconfig, run_dir, settings) as where:
+    with target(kubeconfig, run_dir, settings, scheduler, progress) as where:
         taken = already_there(where.kube, planned)
         if taken:
             shown = ", ".join(taken[:3]) + (", ..." if len(taken) > 3 else "")
@@ -339,7 +386,9 @@ def rehearse(
                     "(a rehearsal deletes what it applied)"
                 ]
             )
-        rehearsal = Rehearsal(stack_name, stack, settings, where, engine, run_dir)
+        rehearsal = Rehearsal(
+            stack_name, stack, settings, where, engine, run_dir, progress=progress
+        )
         if where.dashboard is not None:
             where.dashboard.timing = job_timing(rehearsal.run_times)
         nodes = Nodes(where.kube, settings, run_dir.name)
