@@ -622,4 +622,3 @@ def test_a_gang_larger_than_its_pool_at_max_size_even_with_overcommit(tmp_path: 
 
     _qwen(document, 2)
     assert only(check_gang_fits_pool, run(tmp_path, document)).errors == []
-

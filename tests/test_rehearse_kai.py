@@ -38,7 +38,7 @@ def test_the_scheduler_runs_the_stacks_actions_with_v012s_binpack_plugins() -> N
     assert names[:3] == ["predicates", "proportion", "priority"]
     assert names[-3:] == ["gpupack", "nodeplacement", "gpusharingorder"]
     assert config["tiers"][0]["plugins"][-2]["arguments"] == {"gpu": "binpack", "cpu": "binpack"}
-    with pytest.raises(ValueError, match="KAI v0.12 has no action preemt"):
+    with pytest.raises(ValueError, match=r"KAI v0\.12 has no action preemt"):
         kai.scheduler_config(("allocate", "preemt"))
 
 
@@ -49,7 +49,9 @@ def test_the_scheduler_runs_the_stacks_actions_with_v012s_binpack_plugins() -> N
         ("tests/stacks/kai-demo.yaml", ("allocate",), "nvidia"),
     ],
 )
-def test_kai_on_the_rig_is_the_stacks_kai(stack: str, actions: tuple[str, ...], runtime: str) -> None:
+def test_kai_on_the_rig_is_the_stacks_kai(
+    stack: str, actions: tuple[str, ...], runtime: str
+) -> None:
     setup = kai.KaiSetup.of(run_program(ROOT / stack).settings)
     assert (setup.actions, setup.runtime_class, setup.gpu_sharing) == (actions, runtime, False)
 
