@@ -167,7 +167,7 @@ PAYLOAD_TEST_TIMEOUT ?= 400
 test-payloads: $(PAYLOAD_STAMP)
 	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload \
 	  -o faulthandler_timeout=$(PAYLOAD_TEST_TIMEOUT) -o faulthandler_exit_on_timeout=true \
-	  tests/test_payloads_heavy.py tests/test_payloads_ray.py
+	  tests/test_payloads_heavy.py tests/test_payloads_ray.py tests/test_payloads_serve_autoscaling.py
 
 clean:
 	rm -rf $(VENV) $(PAYLOAD_VENV) $(CHOICE) $(UV_HOME) .pytest_cache .mypy_cache .ruff_cache out
