@@ -110,6 +110,12 @@ def test_submit_all_admits_and_finishes_every_job(stack: str) -> None:
         assert events(result, job, "finished"), job
         assert events(result, job, "RayJob Complete"), job
     assert not [e for e in result["events"] if e["what"] == "evicted"]
+    # KubeRay made each cluster's token Secret; the head refused a submission without it, and
+    # the jobs still ran on KubeRay's own calls, which carry it.
+    tokens = [e for e in result["events"] if e["what"] == "ray token"]
+    assert len(tokens) >= 3
+    assert all(e["detail"].endswith("a job submission without it: 401") for e in tokens)
+    assert {v["name"]: v["held"] for v in result["invariants"]}["ray-token-required"]
 
 
 @pytest.mark.parametrize("stack", ["dev", "kai-demo", "kueue-team-queues"])

@@ -21,9 +21,9 @@ from aksray.rehearse.controlplane import (
 )
 from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.engine import EngineStack
+from aksray.rehearse.footprint import Nodes, leftovers
 from aksray.rehearse.kai import KaiSetup
 from aksray.rehearse.kube import Discovery, Kube, credentials_from_kubeconfig
-from aksray.rehearse.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
 from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
 from aksray.rehearse.operators import pods_ready_note
 from aksray.rehearse.playbook import SCENARIOS
@@ -31,6 +31,7 @@ from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.scaling import scale_ray_cluster
 from aksray.rehearse.scenarios import Context, NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
+from aksray.rehearse.token import TokenWatch
 from aksray.rehearse.toolchain import (
     EngineToolchain,
     ToolchainMissingError,
@@ -134,33 +135,6 @@ def already_there(kube: Kube, result: RunResult) -> list[str]:
     return taken
 
 
-@dataclass
-class Nodes:
-    """The kwok Nodes of the stack's pools, created and removed by name."""
-
-    kube: Kube
-    settings: Settings
-    rehearsal: str
-
-    def set(self, pool_name: str, count: int) -> None:
-        pool = next(p for p in cluster_pools(self.settings.cluster) if p.pool == pool_name)
-        for index in range(max(pool.count, count) + 1):
-            path = f"/api/v1/nodes/{node_name(pool.pool, index)}"
-            exists = self.kube.get_or_none(path) is not None
-            if index < count and not exists:
-                self.kube.create("/api/v1/nodes", node_object(pool, index, self.rehearsal))
-            elif index >= count and exists:
-                self.kube.delete(path)
-
-    def all_at_max(self) -> None:
-        for pool in cluster_pools(self.settings.cluster):
-            self.set(pool.pool, pool.count)
-
-    def remove_all(self) -> None:
-        for node in self.kube.items("/api/v1/nodes", f"{REHEARSAL_LABEL}={self.rehearsal}"):
-            self.kube.delete(f"/api/v1/nodes/{node['metadata']['name']}")
-
-
 def job_timing(run_times: dict[str, float]) -> Any:
     """The stand-in dashboard's run time per job: by the workload its submission id names."""
     names = sorted(WORKLOADS, key=len, reverse=True)
@@ -172,23 +146,6 @@ def job_timing(run_times: dict[str, float]) -> Any:
         return DEFAULT_RUN_S, False
 
     return timing
-
-
-def leftovers(kube: Kube, namespaces: tuple[str, ...], timeout: float = 90) -> list[str]:
-    """What is still there after `pulumi destroy` (waiting for finalizers to finish)."""
-    deadline = time.monotonic() + timeout
-    kueue = "/apis/kueue.x-k8s.io/v1beta2"
-    while True:
-        left = [
-            f"namespace {ns}" for ns in namespaces if kube.get_or_none(f"/api/v1/namespaces/{ns}")
-        ]
-        for plural in ("clusterqueues", "resourceflavors", "cohorts", "workloadpriorityclasses"):
-            left += [f"{plural} {x['metadata']['name']}" for x in kube.items(f"{kueue}/{plural}")]
-        queues = kube.items("/apis/scheduling.run.ai/v2/queues")
-        left += [f"queues {x['metadata']['name']}" for x in queues]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(1)
 
 
 @dataclass
@@ -274,6 +231,7 @@ class Rehearsal:
     run_dir: Path
     run_times: dict[str, float] = field(default_factory=dict)
     progress: Progress = quiet
+    tokens: TokenWatch | None = None  # the rig's: its verdict joins each scenario's
 
     @property
     def namespaces(self) -> tuple[str, ...]:
@@ -282,6 +240,12 @@ class Rehearsal:
     def observer(self) -> Observer:
         observer = Observer(self.target.kube, self.namespaces)
         observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
+        if self.target.dashboard is not None and self.target.hosts is not None:
+            self.tokens = TokenWatch(
+                self.target.kube, self.namespaces, self.target.dashboard,
+                self.target.hosts.address, CLUSTER_DOMAIN, observer.note,
+            )  # fmt: skip
+            observer.before_sample.append(self.tokens.update)
         hosts = self.target.hosts
         if hosts is not None:
             observer.before_sample.append(lambda: hosts.update(self._head_services()))
@@ -337,7 +301,8 @@ class Rehearsal:
         finally:
             self._tear_down(engine_stack, observer)
         result.events = observer.events
-        result.invariants = observer.verdict_list() + ctx.checks
+        tokens = [self.tokens.verdict] if self.tokens is not None else []
+        result.invariants = observer.verdict_list() + tokens + ctx.checks
         result.notes += ctx.notes
         result.seconds = time.monotonic() - t0
         verdict = "held" if result.held else "BROKEN"
