@@ -192,3 +192,36 @@ def test_rehearse_names_all_it_lacks_and_starts_nothing(
     assert err.count("\n  - ") == 3
     assert "make engine" in err and "make rig" in err and "make reference" in err
     assert not list((tmp_path).glob("rig/*/bin"))
+
+
+# -- progress ----------------------------------------------------------------------------------
+def test_on_a_terminal_each_step_and_timeline_event_is_shown_as_it_happens(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from aksray.rehearse.command import progress_printer
+    from aksray.rehearse.observe import Observer
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    show = progress_printer()
+    observer = Observer(kube=None, namespaces=())  # type: ignore[arg-type]
+    observer.on_event.append(lambda event: show(f"  {event.line()}"))
+    show("dev: playing submit-all")
+    observer.note("qwen-lora", "admitted", "on a100 (team-a)")
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 2
+    assert lines[0].endswith("s] dev: playing submit-all")
+    assert "t=+" in lines[1] and lines[1].endswith("qwen-lora admitted on a100 (team-a)")
+
+
+def test_piped_the_rehearsal_prints_only_its_report(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from aksray.rehearse.command import progress_printer
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)
+    progress_printer()("rig up in 20.0s")
+    assert capsys.readouterr().err == ""
