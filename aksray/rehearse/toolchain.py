@@ -109,7 +109,7 @@ class RigToolchain:
         }
 
 
-RIG_HOW: Final = "`make rig` (cold: 30-35 min on 2 cores of its own, up to 72 on a loaded machine; then cached)"
+RIG_HOW: Final = "`make rig` (cold: 30-35 min on 2 free cores, up to 72 when loaded; then cached)"
 ENGINE_HOW: Final = "`make engine` (cold: 17-54 min on 2 cores, then cached)"
 
 
