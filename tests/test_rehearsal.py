@@ -196,7 +196,9 @@ def test_an_endpoint_admitted_late_still_starts(stack: str) -> None:
     assert len(held) == 2  # held, then released
     admitted = events(result, "llm-serve", "admitted")
     assert admitted and admitted[0]["t"] >= held[1]
-    assert events(result, "llm-serve", "RayService Running")
+    # Its last pod count: every pod bound (`2/2 on cpu x1, gpu x1`).
+    bound, pods = events(result, "llm-serve", "pods bound")[-1]["detail"].split(" ")[0].split("/")
+    assert bound == pods != "0"
 
 
 def _gangs(scheduler: str) -> dict[str, Any]:
