@@ -74,8 +74,11 @@ def test_serves_own_policy_scales_the_endpoint_up_under_load_and_down_when_idle(
             await asyncio.sleep(1.0)  # a generation's time
             return "ok"
 
+    deployment: Any = StandIn  # a Serve Deployment once decorated
     handle = serve.run(
-        StandIn.options(autoscaling_config={**policy, **QUICK}).bind(), name=APP, route_prefix=None
+        deployment.options(autoscaling_config={**policy, **QUICK}).bind(),
+        name=APP,
+        route_prefix=None,
     )
     assert wait_for("the endpoint to start at its minimum", serve, lambda n: n == MINIMUM)
 
