@@ -175,17 +175,31 @@ def test_a_job_on_nodes_that_never_come_gives_its_quota_back(stack: str) -> None
     assert "deactivated after 3 requeues as on AKS" in " ".join(result["notes"])
 
 
+SCALE_DOWN = "scenario: a scale-down frees the quota above the minimum"
+
+
 @pytest.mark.parametrize("stack", ["prod", "kai-demo"])
-def test_the_endpoint_scales_up_and_back_in_workload_slices(stack: str) -> None:
+def test_the_endpoint_scales_up_in_workload_slices_and_never_past_its_quota(stack: str) -> None:
     result = rehearsal(stack)["endpoint-scales"]
     assert result["applicable"] is True
-    assert broken(result) == []
+    assert [b for b in broken(result) if not b.startswith(SCALE_DOWN)] == []
     # The minimum's slice, then the scaled one: admitted twice, the first replaced.
     assert len(events(result, "llm-serve", "admitted")) >= 2
     finished = events(result, "llm-serve", "finished")
     assert any("WorkloadSliceReplaced" in e["detail"] for e in finished)
     assert len(events(result, "llm-serve", "autoscaler")) >= 2
     assert not [e for e in result["events"] if e["what"] == "evicted"]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="on the rig (Kueue v0.19.2, KubeRay v1.6.2) the autoscaler's scale-down removed the "
+    "workers (pods 3/3 on prod) but Kueue's admitted slice still counted 8 workers 180 s later: "
+    "the quota above the minimum was not given back",
+)
+def test_the_endpoint_scale_down_gives_the_quota_back() -> None:
+    result = rehearsal("prod")["endpoint-scales"]
+    assert SCALE_DOWN not in " ".join(broken(result))
 
 
 @pytest.mark.parametrize("stack", list(STACKS))
