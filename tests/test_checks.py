@@ -23,7 +23,7 @@ from aksray.checks.kai import (
     check_over_quota_weight,
 )
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
-from aksray.checks.services import check_elastic_endpoint, check_services_never_evicted
+from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.graph import (
     critical_path,
@@ -625,17 +625,3 @@ def test_a_gang_larger_than_its_pool_at_max_size_even_with_overcommit(tmp_path: 
 
     _qwen(document, 2)
     assert only(check_gang_fits_pool, run(tmp_path, document)).errors == []
-
-
-def test_an_elastic_endpoint_is_a_warning_with_what_the_rehearsal_showed(tmp_path: Path) -> None:
-    document = minimal()
-    config(document)[P + "workloads"]["llm-serve"].update({"minReplicas": 1, "maxReplicas": 2})
-    findings = only(check_elastic_endpoint, run(tmp_path, document))
-    assert findings.errors == []
-    (warning,) = findings.warnings
-    assert warning.path == "workloads.llm-serve.maxReplicas"
-    assert warning.message.startswith("llm-serve is elastic (minReplicas 1, maxReplicas 2): ")
-    assert "never left `suspended`" in warning.message
-    assert "set maxReplicas to minReplicas" in warning.message
-    config(document)[P + "workloads"]["llm-serve"]["maxReplicas"] = 1
-    assert only(check_elastic_endpoint, run(tmp_path, document)).warnings == []

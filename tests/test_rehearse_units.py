@@ -307,3 +307,36 @@ def test_every_scenario_name_the_cli_offers_has_its_scenario() -> None:
     from aksray.rehearse.scenario_names import SCENARIO_NAMES
 
     assert tuple(SCENARIOS) == SCENARIO_NAMES
+
+
+def test_a_head_with_token_auth_takes_writes_only_with_its_token(dashboard: Any) -> None:
+    state, base, _ = dashboard
+    host = "qwen-lora-x-head-svc.team-a.svc.rehearse.invalid:8265"
+    job = {"submission_id": "qwen-lora-1-abc", "entrypoint": "python -m x"}
+    state.tokens[("team-a", "qwen-lora-x-head-svc")] = "s3cret"
+    assert call("POST", f"{base}/api/jobs/", host, job)[0] == 401
+    assert call("DELETE", f"{base}/api/jobs/qwen-lora-1-abc", host)[0] == 401
+    assert state.refused == 2
+    # Reads stay open, as on Ray's dashboard; KubeRay's header opens writes.
+    assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[0] == 404
+    request = urllib.request.Request(
+        f"{base}/api/jobs/", data=json.dumps(job).encode(), method="POST",
+        headers={"Host": host, "x-ray-authorization": "Bearer s3cret"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.status == 200
+    # A head without token auth (another cluster) is unaffected.
+    other = host.replace("qwen-lora-x", "aurora-y")
+    assert call("POST", f"{base}/api/jobs/", other, {"submission_id": "aurora-1"})[0] == 200
+
+
+def test_the_token_secret_is_named_after_the_cluster_unless_it_names_one() -> None:
+    from aksray.rehearse.token import cluster_token_secret
+
+    def cluster(auth: Any) -> dict[str, Any]:
+        return {"metadata": {"name": "qwen-lora-x"}, "spec": {"authOptions": auth}}
+
+    assert cluster_token_secret(cluster({"mode": "token"})) == "qwen-lora-x"
+    assert cluster_token_secret(cluster({"mode": "token", "secretName": "mine"})) == "mine"
+    assert cluster_token_secret(cluster({"mode": "disabled"})) is None
+    assert cluster_token_secret({"metadata": {"name": "x"}, "spec": {}}) is None

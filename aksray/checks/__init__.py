@@ -35,8 +35,6 @@ Errors:
   cluster), named by the setting behind the value; and any custom resource the stack itself
   registers whose CRD nothing installs (a release, AKS's metrics add-on, a Prometheus Operator
   the stack file declares);
-- elastic endpoint (a warning): an endpoint with maxReplicas above minReplicas, which never
-  started in the rehearsal (Kueue admits it after KubeRay created its cluster suspended);
 - endpoints never evicted: a RayService that something in its team outranks, or that may run
   on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running);
 - endpoints never on spot: a RayService whose GPU pods Kueue places on a spot pool (a warning
@@ -85,7 +83,7 @@ from aksray.checks.models import check_model_staged
 from aksray.checks.offer import check_gpu_size_offer_known, check_rendered_operators
 from aksray.checks.packing import check_full_node, check_gpu_share
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
-from aksray.checks.services import check_elastic_endpoint, check_services_never_evicted
+from aksray.checks.services import check_services_never_evicted
 from aksray.checks.spot import check_endpoint_not_on_spot
 from aksray.checks.unseen import check_default_providers_enabled, check_environments_seen
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
@@ -110,7 +108,6 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_chart_objects_have_crds,
     check_objects_have_crds,
     check_services_never_evicted,
-    check_elastic_endpoint,
     check_idle_gpus,
     check_unused_quota,
     check_over_quota_weight,

@@ -27,29 +27,6 @@ def check_services_never_evicted(plan: Plan, out: Findings) -> None:
         _check_no_borrowing(plan, service, out)
 
 
-def check_elastic_endpoint(plan: Plan, out: Findings) -> None:
-    """An elastic RayService never started in the rehearsal on the real controllers.
-
-    With `kueue.x-k8s.io/elastic-job` Kueue admits the RayService's first workload slice only
-    after a conflict and a retry, and by then KubeRay has created its RayCluster from the still
-    suspended spec; KubeRay reads `rayClusterConfig.suspend` only when it creates the cluster,
-    so the admitted endpoint holds its quota with no pod (rehearsal, Kueue v0.19.2 and KubeRay
-    v1.5.0: the RayCluster stays `suspended`, KubeRay logs `found 0 head`)."""
-    for service in (w for w in plan.workloads if w.spec.kind == "RayService"):
-        settings = service.workload
-        if not settings.elastic:
-            continue
-        out.warning(
-            f"{workload_path(settings.name)}.maxReplicas",
-            f"{settings.name} is elastic (minReplicas {settings.min_workers}, maxReplicas "
-            f"{settings.max_workers}): in the rehearsal on the real Kueue and KubeRay an "
-            "elastic endpoint was admitted but its Ray cluster never left `suspended` (KubeRay "
-            "reads the suspend flag only when it creates the cluster), holding its quota with "
-            "no pod; set maxReplicas to minReplicas unless `aksray rehearse --scenario "
-            "endpoint-scales` passes on your cluster",
-        )
-
-
 def _check_not_outranked(plan: Plan, service: WorkloadPlan, out: Findings) -> None:
     """Nothing of the endpoint's team may preempt it (its ClusterQueue's withinClusterQueue)."""
     queue = plan.registered.queues[service.team.name]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aksray.rehearse import objects as o
+from aksray.rehearse.gang import GANG_INVARIANT, GangWatch
 from aksray.rehearse.kube import Kube
 from scheduling.queues import ResourceQuota, read_cluster_queue
 
@@ -35,6 +36,7 @@ INVARIANTS: Final = (
     "endpoint-never-evicted",
     "evictions-explained",
     "destroy-leaves-nothing",
+    GANG_INVARIANT,
 )
 
 
@@ -100,16 +102,22 @@ class Observer:
     _state: dict[Any, Any] = field(default_factory=dict)
     _cluster_owner: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
     _unadmitted_since: dict[str, float] = field(default_factory=dict)
+    _gangs: GangWatch = field(default_factory=GangWatch)
     # Called before every sample (the rig keeps the operator's hosts file current there).
     before_sample: list[Callable[[], None]] = field(default_factory=list)
     # Called with every sample once checked (a scenario's own invariants).
     after_sample: list[Callable[[Sample], None]] = field(default_factory=list)
+    # Called with every timeline event as it is recorded (the progress a terminal shows).
+    on_event: list[Callable[[TimelineEvent], None]] = field(default_factory=list)
 
     def now(self) -> float:
         return time.monotonic() - self.started
 
     def note(self, workload: str, what: str, detail: str = "") -> None:
-        self.events.append(TimelineEvent(self.now(), workload, what, detail))
+        event = TimelineEvent(self.now(), workload, what, detail)
+        self.events.append(event)
+        for hook in self.on_event:
+            hook(event)
 
     # -- sampling ----------------------------------------------------------------------------
     def sample(self) -> Sample:
@@ -267,6 +275,12 @@ class Observer:
         self._check_pods(sample, o.workload_by_owner(sample.workloads))
         self._check_quota(sample)
         self._check_evictions(sample)
+        self._gangs.check(
+            sample,
+            self.verdicts[GANG_INVARIANT],
+            lambda pod: self.pod_owner(sample, pod),
+            lambda ns, ref: self.workload_name(sample, ns, ref),
+        )
         for verdict in self.verdicts.values():
             verdict.checked += 1
 

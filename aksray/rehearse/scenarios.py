@@ -67,6 +67,8 @@ class Context:
     # Set a Ray worker group's replicas as the Ray autoscaler would (workload, group, replicas);
     # None where the target cannot (aksray/rehearse/scaling.py).
     scale_workers: Callable[[str, str, int], None] | None = None
+    # Hold (True) or release (False) a team's ClusterQueue (`stopPolicy`); None where it cannot.
+    hold_queue: Callable[[str, bool], None] | None = None
 
     def expect(self, name: str, held: bool, detail: str) -> None:
         self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))
