@@ -29,7 +29,13 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from aksray import sdk_private
 from aksray.mocks import PlatformMocks, placeholder
-from aksray.stackfile import SECRET_STAND_IN, StackConfig, load_stack_config
+from aksray.stackfile import (
+    SECRET_STAND_IN,
+    StackConfig,
+    hand_over_config,
+    load_stack_config,
+    restore_environ,
+)
 from catalog.project import PROJECT
 from settings.errors import Problem, SettingsError
 from settings.model import Settings
@@ -343,6 +349,7 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
     mocks = PlatformMocks()
     monitor = RecordingMonitor(mocks)
     program_globals: dict[str, Any] = {}
+    handed_over = hand_over_config(config)
     try:
         runtime_settings.reset_options(project=PROJECT, stack=stack, preview=False)
         set_all_config(dict(config.values), list(config.secret_keys))
@@ -371,6 +378,7 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
             result.settings = settings
     finally:
         set_all_config({}, [])
+        restore_environ(handed_over)
         runtime_settings.reset_options()
         _cancel_pending(loop)
         asyncio.set_event_loop(None)

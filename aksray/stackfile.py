@@ -9,6 +9,7 @@ the plain value (tests do, to prove it never leaks).
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -199,3 +200,27 @@ def _environments(value: Any) -> tuple[str, ...]:
 def _full_key(key: object) -> str:
     """`namespace:key`; a bare key is the project's."""
     return str(key) if ":" in str(key) else f"{PROJECT}:{key}"
+
+
+# How Pulumi's language host hands the stack's configuration to a program: JSON in these
+# environment variables (its executor then calls set_all_config from them).
+CONFIG_ENV: Final = "PULUMI_CONFIG"
+CONFIG_SECRET_KEYS_ENV: Final = "PULUMI_CONFIG_SECRET_KEYS"  # noqa: S105 - a variable's name
+
+
+def hand_over_config(config: StackConfig) -> dict[str, str | None]:
+    """Set the configuration's environment variables as the language host does, so the program
+    reads it through the public runtime API as under `pulumi up`; what they held before, for
+    restore_environ."""
+    before = {name: os.environ.get(name) for name in (CONFIG_ENV, CONFIG_SECRET_KEYS_ENV)}
+    os.environ[CONFIG_ENV] = json.dumps(dict(config.values))
+    os.environ[CONFIG_SECRET_KEYS_ENV] = json.dumps(sorted(config.secret_keys))
+    return before
+
+
+def restore_environ(before: Mapping[str, str | None]) -> None:
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import pulumi
-from pulumi.runtime import config as runtime_config
 
 from catalog.project import PROJECT
 from settings.errors import Problem, SettingsError, printable, shown
@@ -133,9 +132,11 @@ def load_settings() -> Settings:
     """Read this project's stack configuration from the Pulumi runtime and validate it; warn
     (through the engine, so `pulumi up` and `aksray plan` both show it) what `config_warnings`
     finds."""
-    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
-    values = {key: runtime_config.get_config(key) for key in keys}
-    secret_keys = {key for key in keys if runtime_config.is_config_secret(key)}
+    # The configuration the language host hands the program (PULUMI_CONFIG), through Pulumi's
+    # public runtime API only; the offline runner hands it over the same way.
+    keys = set(pulumi.runtime.get_config_env())
+    values = {key: pulumi.runtime.get_config(key) for key in keys}
+    secret_keys = {key for key in keys if pulumi.runtime.is_config_secret(key)}
     settings = settings_from_config(values, secret_keys, stack=pulumi.get_stack())
     for warning in config_warnings(values):
         pulumi.log.warn(str(warning))
