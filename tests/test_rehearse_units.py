@@ -340,3 +340,26 @@ def test_the_token_secret_is_named_after_the_cluster_unless_it_names_one() -> No
     assert cluster_token_secret(cluster({"mode": "token", "secretName": "mine"})) == "mine"
     assert cluster_token_secret(cluster({"mode": "disabled"})) is None
     assert cluster_token_secret({"metadata": {"name": "x"}, "spec": {}}) is None
+
+
+def test_the_rig_keeps_sampling_while_pulumi_up_waits() -> None:
+    """A `pulumi up` that awaits a RayJob (model-stage's waitFor) only ends if the rig keeps the
+    operator's hosts file current meanwhile: sampling goes on until the up returns."""
+    import time as clock
+
+    from aksray.rehearse.run import sample_while
+
+    class CountingObserver:
+        samples = 0
+
+        def sample(self) -> None:
+            self.samples += 1
+
+    observer = CountingObserver()
+
+    def up() -> float:
+        clock.sleep(0.45)
+        return 12.5
+
+    assert sample_while(observer, up, interval=0.1) == 12.5  # type: ignore[arg-type]
+    assert observer.samples >= 3

@@ -6,6 +6,7 @@ import contextlib
 import sys
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -134,6 +135,20 @@ def already_there(kube: Kube, result: RunResult) -> list[str]:
         if path is not None and kube.get_or_none(path) is not None:
             taken.append(f"{kind} {namespace + '/' if namespace else ''}{name}")
     return taken
+
+
+def sample_while(observer: Observer, work: Callable[[], float], interval: float = 1.0) -> float:
+    """Run `work` (a `pulumi up`) in a thread and keep sampling until it returns: the cluster
+    goes on while Pulumi waits, so a RayJob it awaits (`pulumi.com/waitFor`) can finish (the
+    rig's hosts file and tokens stay current, as a real cluster's DNS would), and what happens
+    during the up lands in the timeline and the invariants."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(work)
+        while True:
+            try:
+                return future.result(timeout=interval)
+            except TimeoutError:
+                observer.sample()
 
 
 def job_timing(run_times: dict[str, float]) -> Any:
@@ -277,7 +292,8 @@ class Rehearsal:
 
         def apply(section: dict[str, dict[str, Any]], step: str) -> None:
             config = rehearsal_config(self.stack, self.target.context, section)
-            observer.note("pulumi", "up", f"{step} in {engine_stack.up(config, step):.1f}s")
+            seconds = sample_while(observer, lambda: engine_stack.up(config, step))
+            observer.note("pulumi", "up", f"{step} in {seconds:.1f}s")
 
         def scale(workload: str, group: str, replicas: int) -> None:
             done = scale_ray_cluster(self.target.kube, self.namespaces, workload, group, replicas)
