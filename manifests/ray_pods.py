@@ -37,6 +37,7 @@ from catalog.pools import CPU_POOL_NAME, pool_node_labels
 from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
+from manifests.pod_security import container_security_context, pod_security_context
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 # Labels on every Ray pod.
@@ -277,11 +278,13 @@ def _pod_template(
         "imagePullPolicy": "IfNotPresent",
         "resources": _resources(pod),
         "env": env,
+        "securityContext": container_security_context(),
     }
     if ports:
         main["ports"] = [{"name": name, "containerPort": port} for name, port in ports]
     pod_spec: dict[str, Any] = {
         "serviceAccountName": RAY_SERVICE_ACCOUNT,
+        "securityContext": pod_security_context(),
         "containers": [main],
     }
     if node_selector:
@@ -389,6 +392,7 @@ def autoscaler_options() -> dict[str, Any]:
         "upscalingMode": "Default",
         "idleTimeoutSeconds": AUTOSCALER_IDLE_TIMEOUT_S,
         "resources": size,
+        "securityContext": container_security_context(),
     }
 
 
