@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aksray import mermaid
+from aksray.cluster_summary import cluster_lines
 from aksray.graph import format_duration
 from aksray.report import (
     kai_queues_table,
@@ -121,6 +122,7 @@ def plan_markdown(
         "### Summary",
     ]
     for part in (
+        cluster_lines(data["cluster"]),
         pools_table(data["pools"], markdown_table),
         queues_table(data["queues"], markdown_table),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"], markdown_table),

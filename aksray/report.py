@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from aksray.cluster_summary import cluster, cluster_lines
 from aksray.demand import gpu_demand, gpu_demand_lines
 from aksray.graph import CriticalPath, estimated_seconds, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
@@ -176,6 +177,7 @@ def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
 def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
     reg = plan.registered
     return {
+        "cluster": cluster(plan),
         "pools": pools(plan),
         "queues": queues(plan),
         "kaiQueues": kai_queues(plan),
@@ -223,6 +225,7 @@ def _kai(values: Mapping[str, int | None]) -> str:
 def summary_lines(data: Mapping[str, Any]) -> list[str]:
     """The summary as `aksray plan` prints it: one table per part, a blank line between."""
     parts = (
+        cluster_lines(data["cluster"]),
         pools_table(data["pools"]),
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),

@@ -39,7 +39,8 @@ Errors:
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
 unlimited); each role assignment an admin must grant because the stack creates none
-(`cluster.createRoleAssignments: false`); a Kubernetes version or region newer than the
+(`cluster.createRoleAssignments: false`); the Free AKS tier on a cluster that can grow
+past the 10 nodes AKS means it for; a Kubernetes version or region newer than the
 catalogues of Azure's offer, or a version past the end of life they give; an elastic
 workload whose maximum its team's quota plus what it may borrow can never admit at once
 (its minimum is the gang checked above); a workload the stack starts that streams the base
@@ -51,7 +52,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from aksray.checks.azure import check_role_assignments_left_to_an_admin
+from aksray.checks.azure import check_free_tier_size, check_role_assignments_left_to_an_admin
 from aksray.checks.capacity import check_gang_fits_pool, check_node_fit, check_pool_capacity
 from aksray.checks.catalogues import check_catalogue_staleness
 from aksray.checks.crds import check_chart_objects_have_crds, check_objects_have_crds
@@ -88,6 +89,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_unused_quota,
     check_over_quota_weight,
     check_role_assignments_left_to_an_admin,
+    check_free_tier_size,
     check_catalogue_staleness,
     check_model_staged,
 )

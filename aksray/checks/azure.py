@@ -1,4 +1,5 @@
-"""Warnings about the Azure side: role assignments the stack leaves to an admin."""
+"""Warnings about the Azure side: role assignments the stack leaves to an admin, and a Free
+AKS tier on a cluster bigger than that tier is meant for."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from typing import Final
 
 from aksray.checks.findings import Findings
 from aksray.model import Plan
+from catalog.azure import FREE_TIER_MAX_NODES
 from manifests.aks import AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME, aks_names
 from manifests.identity import STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME, team_identities
 from manifests.monitoring import (
@@ -15,6 +17,25 @@ from manifests.monitoring import (
 )
 
 CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
+CLUSTER_TIER: Final = "cluster.tier"
+
+
+def check_free_tier_size(plan: Plan, out: Findings) -> None:
+    """The Free tier on a cluster that can grow past the nodes AKS means it for."""
+    cluster = plan.settings.cluster
+    if cluster.mode != "aks" or cluster.tier != "Free":
+        return
+    nodes = (
+        cluster.system_pool.count
+        + cluster.cpu_pool.max_count
+        + sum(pool.max_count for pool in cluster.gpu_pools)
+    )
+    if nodes > FREE_TIER_MAX_NODES:
+        out.warning(
+            CLUSTER_TIER,
+            f"Free with up to {nodes} nodes: AKS means the Free tier for at most "
+            f"{FREE_TIER_MAX_NODES} nodes and gives it no uptime SLA; set tier: Standard",
+        )
 
 
 def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
