@@ -2,6 +2,11 @@
 ConfigMap that carries its code and the NetworkPolicy its pods are reached through, and per team
 the Secret with the Hugging Face token.
 
+With `cluster.renderYamlTo` the token Secret is left out: the Kubernetes provider would write it
+into the rendered YAML in plain text (base64 is no protection). The pods still read the token
+from the Secret by name, and the program warns, naming the namespaces and the `kubectl` command
+that creates it where the YAML is applied.
+
 A RayJob is a resource that finishes. `pulumi up` does not wait for it: custom resources get no
 readiness await from the Kubernetes provider, and nothing here adds one (no `pulumi.com/waitFor`).
 The object stays after the job ends (KubeRay deletes only its Ray cluster), so a second
@@ -31,6 +36,7 @@ from manifests.ray import (
     ray_service,
     serve_config_v2,
 )
+from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
 from settings.model import Settings, TeamSettings, WorkloadSettings
 from workloads.catalog import WORKLOADS, payload_files, requirements
 from workloads.spec import WorkloadSpec
@@ -61,7 +67,8 @@ class RayWorkloads(pulumi.ComponentResource):
     workloads: dict[str, pulumi.CustomResource]  # by workload name: RayJob or RayService
     config_maps: dict[str, pulumi.CustomResource]  # by workload name (RayJobs)
     network_policies: dict[str, pulumi.CustomResource]  # by workload name
-    secrets: dict[str, pulumi.CustomResource]  # by team name, when a token is configured
+    # By team name, when a token is configured and the stack applies (never when it renders).
+    secrets: dict[str, pulumi.CustomResource]
     staged: list[str]  # enabled RayJobs without a `run` yet: nothing registered for them
 
     def __init__(
@@ -149,8 +156,16 @@ class RayWorkloads(pulumi.ComponentResource):
         """Per team that runs a workload: the Secret with the Hugging Face token, if any."""
         if token is None:
             return {}
+        teams = sorted({w.team for w in enabled})
+        if settings.cluster.render_yaml_to:
+            namespaces = [settings.scheduling.team(name).namespace for name in teams]
+            if namespaces:
+                pulumi.log.warn(
+                    render_token_warning(settings.cluster.render_yaml_to, namespaces), self
+                )
+            return {}
         secrets: dict[str, pulumi.CustomResource] = {}
-        for team_name in sorted({w.team for w in enabled}):
+        for team_name in teams:
             team = settings.scheduling.team(team_name)
             secrets[team_name] = create_object(
                 f"{self._name}-{team_name}-hf-token",
@@ -215,6 +230,18 @@ class RayWorkloads(pulumi.ComponentResource):
                 delete_before_replace=True,
             ),
         )
+
+
+def render_token_warning(directory: str, namespaces: Sequence[str]) -> str:
+    """What a render-mode stack says about the token Secret it leaves out."""
+    where = "namespace" if len(namespaces) == 1 else "namespaces"
+    return (
+        f"cluster.renderYamlTo: the Hugging Face token is left out of the YAML rendered to "
+        f"{directory} (the provider would write Secret {HF_TOKEN_SECRET} there in plain text); "
+        f"before applying it, create that Secret in {where} {', '.join(namespaces)}: "
+        f"kubectl create secret generic {HF_TOKEN_SECRET} --namespace <namespace> "
+        f'--from-literal={HF_TOKEN_KEY}="$HF_TOKEN"'
+    )
 
 
 def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:
