@@ -21,6 +21,7 @@ from aksray.report import (
     queues_table,
     workloads_table,
 )
+from aksray.storage_summary import storage_lines
 from aksray.tables import markdown_cell, markdown_table
 
 
@@ -124,6 +125,7 @@ def plan_markdown(
     for part in (
         cluster_lines(data["cluster"]),
         pools_table(data["pools"], markdown_table),
+        storage_lines(data["storage"], markdown_table),
         queues_table(data["queues"], markdown_table),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"], markdown_table),
         workloads_table(data["workloads"], markdown_table),

@@ -17,6 +17,7 @@ from aksray.graph import CriticalPath, estimated_seconds, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.monitoring import monitoring, monitoring_lines
 from aksray.objects import flavor_entries, kai_amount, parent_queue
+from aksray.storage_summary import storage, storage_lines
 from aksray.tables import NONE, Render, text_table
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import (
@@ -179,6 +180,7 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
     return {
         "cluster": cluster(plan),
         "pools": pools(plan),
+        "storage": storage(plan),
         "queues": queues(plan),
         "kaiQueues": kai_queues(plan),
         "workloads": [_workload(w, plan) for w in plan.workloads],
@@ -227,6 +229,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
     parts = (
         cluster_lines(data["cluster"]),
         pools_table(data["pools"]),
+        storage_lines(data["storage"]),
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
         workloads_table(data["workloads"]),

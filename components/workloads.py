@@ -29,6 +29,7 @@ from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
 from manifests.network import metrics_scraper, workload_network_policy
 from manifests.ray import (
+    BlobPlaces,
     hf_token_secret,
     model_path,
     payload_config_map,
@@ -37,8 +38,10 @@ from manifests.ray import (
     serve_config_v2,
 )
 from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
+from settings.blob_access import adapter_team
 from settings.model import Settings, TeamSettings, WorkloadSettings
 from workloads.catalog import WORKLOADS, payload_files, requirements
+from workloads.common.layout import team_container
 from workloads.spec import WorkloadSpec
 
 # Kueue owns these fields once the object exists: it unsuspends on admission and suspends on
@@ -57,6 +60,7 @@ class _Placement:
     workload: WorkloadSettings
     team: TeamSettings
     storage_account: pulumi.Input[str] | None
+    places: BlobPlaces | None  # its containers besides the shared ones; None without Blob
     hf_token: bool
     after: list[pulumi.Resource]
 
@@ -127,11 +131,16 @@ class RayWorkloads(pulumi.ComponentResource):
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
             ]
+            places = BlobPlaces(
+                team=team_container(team.name),
+                adapter=team_container(adapter_team(settings.workloads, team.name)),
+            )
             placement = _Placement(
                 spec,
                 workload,
                 team,
                 storage_account=storage_account if uses_blob else None,
+                places=places if uses_blob else None,
                 hf_token=token is not None,
                 after=after,
             )
@@ -192,6 +201,7 @@ class RayWorkloads(pulumi.ComponentResource):
             requirements=requirements(spec),
             hf_token=placement.hf_token,
             storage_account=placement.storage_account,
+            places=placement.places,
         )
         return create_object(
             f"{self._name}-{spec.name}",
@@ -208,7 +218,9 @@ class RayWorkloads(pulumi.ComponentResource):
 
     def _ray_service(self, placement: _Placement) -> pulumi.CustomResource:
         spec, workload = placement.spec, placement.workload
-        serve = _serve_config(workload, placement.storage_account, requirements(spec))
+        serve = _serve_config(
+            workload, placement.storage_account, placement.places, requirements(spec)
+        )
         return create_object(
             f"{self._name}-{spec.name}",
             ray_service(
@@ -251,20 +263,22 @@ def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:
 
 
 def _uses_blob(spec: WorkloadSpec, workload: WorkloadSettings) -> bool:
-    return bool(
-        spec.containers_for(
-            lora_adapter=workload.lora_adapter, blob_model=workload.model_source == "blob"
-        )
+    return spec.uses_blob(
+        lora_adapter=workload.lora_adapter, blob_model=workload.model_source == "blob"
     )
 
 
 def _serve_config(
-    workload: WorkloadSettings, account: pulumi.Input[str] | None, reqs: Sequence[str]
+    workload: WorkloadSettings,
+    account: pulumi.Input[str] | None,
+    places: BlobPlaces | None,
+    reqs: Sequence[str],
 ) -> pulumi.Input[str]:
     """The Serve config; a deploy-time value when it names the storage account."""
     low = workload.min_workers or 1
     options: dict[str, Any] = {
         "lora_adapter": workload.lora_adapter,
+        "adapter_container": places.adapter if places else None,
         "requirements": reqs,
         "model_blob_path": model_path(workload),
         "replicas": (low, workload.max_workers or low),

@@ -30,7 +30,7 @@ from settings.model import (
     QueueingStrategy,
     SystemPool,
 )
-from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER, MODELS_CONTAINER
+from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
 
 DEFAULT_LOCATION: Final = "eastus2"
 
@@ -64,8 +64,9 @@ DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
 
 # storage
 DEFAULT_STORAGE_ENABLED: Final = True
-# The containers the payloads use (workloads/common/layout.py).
-DEFAULT_CONTAINERS: Final = (DATASETS_CONTAINER, CHECKPOINTS_CONTAINER, MODELS_CONTAINER)
+# The shared containers every team reads (workloads/common/layout.py); each team also gets its
+# own `<team>-data`, which is not listed here.
+DEFAULT_CONTAINERS: Final = (DATASETS_CONTAINER, MODELS_CONTAINER)
 DEFAULT_STORAGE_PROTECT: Final = False
 
 # scheduling

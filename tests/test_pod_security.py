@@ -24,7 +24,10 @@ RAY_KINDS = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")
 
 def _cluster(manifest: Mapping[str, Any]) -> Mapping[str, Any]:
     spec = manifest["spec"]
-    return spec["rayClusterSpec"] if manifest["kind"] == "RayJob" else spec["rayClusterConfig"]
+    cluster: Mapping[str, Any] = (
+        spec["rayClusterSpec"] if manifest["kind"] == "RayJob" else spec["rayClusterConfig"]
+    )
+    return cluster
 
 
 def kuberay_pods(manifest: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:

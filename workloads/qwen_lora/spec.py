@@ -1,4 +1,4 @@
-from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
+from workloads.common.layout import DATASETS_CONTAINER
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 SPEC = WorkloadSpec(
@@ -10,7 +10,8 @@ SPEC = WorkloadSpec(
     # A gang of `workers` one-GPU pods; the count is a stack option (default 4). The payload
     # reserves {CPU: 10, GPU: 1} per training worker (launch.py), so each pod offers 12 CPUs.
     workers=(WorkerGroup("gpu", 4, PodShape(cpu="12", memory="96Gi", gpus=1)),),
-    containers=(DATASETS_CONTAINER, MODELS_CONTAINER),
+    containers=(DATASETS_CONTAINER,),
+    team_container_option="--adapter-container",  # it writes the adapter there
     options=frozenset({"workers"}),
     description="Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers",
     entrypoint_module="workloads.qwen_lora.main",
