@@ -40,3 +40,17 @@ FREE_TIER_MAX_NODES: Final = 10
 # Azure RBAC: at most 4,000 role assignments per subscription (all of them, not only this
 # stack's).
 MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION: Final = 4000
+
+# AKS's managed Prometheus agent: the label limits Azure's PodMonitor and ServiceMonitor
+# templates (azmonitoring.coreos.com) set on every object, so that its processing pipeline
+# drops no series for a label count or length beyond what it supports.
+SCRAPE_LABEL_LIMITS: Final = {
+    "labelLimit": 63,
+    "labelNameLengthLimit": 511,
+    "labelValueLengthLimit": 1023,
+}
+
+# AKS: at most 100 node pools per cluster (Microsoft Learn, "Quotas, virtual machine size
+# restrictions, and region availability in AKS": maximum node pools per cluster, 100). This
+# stack creates the system pool, the CPU pool and one pool per GPU pool.
+MAX_NODE_POOLS: Final = 100

@@ -1,4 +1,5 @@
-"""Per team: its namespace and the service account its Ray pods run as."""
+"""Per team: its namespace and the service accounts its Ray pods run as (the elastic heads'
+only for a team that runs an elastic workload)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from components.k8s_objects import create_object
+from manifests.identity import team_service_accounts
 from manifests.namespaces import (
     CLIENT_ID_ANNOTATION,
+    RAY_SERVICE_ACCOUNT,
     TENANT_ID_ANNOTATION,
     team_namespace,
     team_service_account,
@@ -27,7 +30,9 @@ class WorkloadIdentity:
 
 class TeamNamespaces(pulumi.ComponentResource):
     namespaces: dict[str, pulumi.CustomResource]  # by team name
-    service_accounts: dict[str, pulumi.CustomResource]  # by team name
+    service_accounts: dict[str, pulumi.CustomResource]  # by team name: workers', fixed heads'
+    # by team name, for teams that run an elastic workload: the elastic heads' account
+    head_service_accounts: dict[str, pulumi.CustomResource]
 
     def __init__(
         self,
@@ -36,11 +41,13 @@ class TeamNamespaces(pulumi.ComponentResource):
         *,
         provider: k8s.Provider,
         identities: Mapping[str, WorkloadIdentity] | None = None,
+        elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("aksray:platform:TeamNamespaces", name, None, opts)
         self.namespaces = {}
         self.service_accounts = {}
+        self.head_service_accounts = {}
         for team in teams:
             namespace = create_object(
                 f"{name}-{team.name}",
@@ -53,10 +60,16 @@ class TeamNamespaces(pulumi.ComponentResource):
                 if identity
                 else None
             )
-            self.service_accounts[team.name] = create_object(
-                f"{name}-{team.name}-ray",
-                team_service_account(team.namespace, team.name, annotations),
-                pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]),
-            )
+            for account in team_service_accounts(team.name, elastic_teams):
+                created = create_object(
+                    f"{name}-{team.name}-ray"
+                    + ("" if account == RAY_SERVICE_ACCOUNT else "-elastic-head"),
+                    team_service_account(team.namespace, team.name, annotations, name=account),
+                    pulumi.ResourceOptions(parent=self, provider=provider, depends_on=[namespace]),
+                )
+                if account == RAY_SERVICE_ACCOUNT:
+                    self.service_accounts[team.name] = created
+                else:
+                    self.head_service_accounts[team.name] = created
             self.namespaces[team.name] = namespace
         self.register_outputs({"namespaces": [team.namespace for team in teams]})

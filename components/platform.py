@@ -50,6 +50,7 @@ class Platform(pulumi.ComponentResource):
             settings.scheduling.teams,
             provider=self.cluster.provider,
             identities=self.storage.identities if self.storage else None,
+            elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self),
         )
         # GPU Operator, KubeRay, Kueue, KAI: on the CPU pool, which the provider waits for.
@@ -130,5 +131,6 @@ class Platform(pulumi.ComponentResource):
             stack=settings.stack,
             oidc_issuer_url=issuer,
             create_role_assignments=settings.cluster.create_role_assignments,
+            elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self),
         )

@@ -42,7 +42,8 @@ class BlobStorage(pulumi.ComponentResource):
     # By team name: what TeamNamespaces annotates each team's service account with.
     identities: dict[str, WorkloadIdentity]
     managed_identities: dict[str, managedidentity.UserAssignedIdentity]
-    federated_credentials: dict[str, managedidentity.FederatedIdentityCredential]
+    # by team name: one per service account its Ray pods run as
+    federated_credentials: dict[str, list[managedidentity.FederatedIdentityCredential]]
     # By (team, container): the team identity's role on that container.
     role_assignments: dict[tuple[str, str], authorization.RoleAssignment]
 
@@ -57,11 +58,13 @@ class BlobStorage(pulumi.ComponentResource):
         stack: str,
         oidc_issuer_url: pulumi.Input[str],
         create_role_assignments: bool = True,
+        elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`grants`: settings/blob_access.py's, for these teams. `create_role_assignments`:
         false leaves each team identity's Blob roles to an admin (the identity running
-        `pulumi up` may not write role assignments)."""
+        `pulumi up` may not write role assignments). `elastic_teams`: teams whose elastic
+        heads' account the identity trusts too."""
         super().__init__("aksray:platform:BlobStorage", name, None, opts)
         # What holds data is protected where the stack says so (storage.protect): `pulumi
         # destroy` then refuses to delete it. The soft-delete settings and the group are
@@ -86,7 +89,8 @@ class BlobStorage(pulumi.ComponentResource):
         self.federated_credentials = {}
         self.role_assignments = {}
         roles = self._blob_roles() if create_role_assignments else None
-        for plan in team_identities(stack, ((team.name, team.namespace) for team in teams)):
+        pairs = ((team.name, team.namespace) for team in teams)
+        for plan in team_identities(stack, pairs, elastic_teams):
             self._team_identity(
                 name,
                 plan,
@@ -186,25 +190,29 @@ class BlobStorage(pulumi.ComponentResource):
             location=location,
             opts=plain,
         )
-        # One credential per identity (see manifests/identity.py). Several on one identity
-        # would have to be chained with depends_on: Azure rejects concurrent writes of
-        # federated credentials to the same identity.
-        (credential,) = plan.credentials
-        federated = managedidentity.FederatedIdentityCredential(
-            f"{name}-{plan.team}-federation",
-            resource_group_name=group.name,
-            resource_name_=identity.name,
-            federated_identity_credential_resource_name=credential.name,
-            issuer=oidc_issuer_url,
-            subject=credential.subject,
-            audiences=list(credential.audiences),
-            opts=plain,
-        )
-        # The client id reaches the service account only once the identity can actually be
+        # One credential per service account (see manifests/identity.py), chained with
+        # depends_on: Azure rejects concurrent writes of federated credentials to the same
+        # identity. The first keeps the name it always had.
+        federated: list[managedidentity.FederatedIdentityCredential] = []
+        for credential in plan.credentials:
+            suffix = "" if not federated else f"-{credential.account}"
+            federated.append(
+                managedidentity.FederatedIdentityCredential(
+                    f"{name}-{plan.team}-federation{suffix}",
+                    resource_group_name=group.name,
+                    resource_name_=identity.name,
+                    federated_identity_credential_resource_name=credential.name,
+                    issuer=oidc_issuer_url,
+                    subject=credential.subject,
+                    audiences=list(credential.audiences),
+                    opts=plain.merge(pulumi.ResourceOptions(depends_on=federated[-1:])),
+                )
+            )
+        # The client id reaches the service accounts only once the identity can actually be
         # used: trusted for the team's tokens and allowed on its containers. Pods that start
         # earlier would fail their first token exchange or Blob request. Without grants an
         # admin grants the Blob roles (docs/aks.md); the identity waits for no assignment here.
-        usable: list[pulumi.Input[str]] = [identity.client_id, federated.id]
+        usable: list[pulumi.Input[str]] = [identity.client_id, *(f.id for f in federated)]
         for grant in grants:
             assignment = self._blob_assignment(name, grant, identity, roles[grant.role])
             self.role_assignments[(grant.team, grant.container)] = assignment

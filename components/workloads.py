@@ -8,7 +8,10 @@ from the Secret by name, and the program warns, naming the namespaces and the `k
 that creates it where the YAML is applied.
 
 A RayJob is a resource that finishes. `pulumi up` does not wait for it: custom resources get no
-readiness await from the Kubernetes provider, and nothing here adds one (no `pulumi.com/waitFor`).
+readiness await from the Kubernetes provider, and nothing here adds one (no `pulumi.com/waitFor`),
+except where a workload of the same `pulumi up` streams the model `model-stage` copies: then
+Pulumi waits for the copy to succeed and creates the streaming workloads after it
+(manifests/staging.py).
 The object stays after the job ends (KubeRay deletes only its Ray cluster), so a second
 `pulumi up` without changes finds it unchanged and leaves it alone. A changed payload, spec or
 setting changes the job's name (`<workload>-<digest>`): Pulumi replaces the job, deleting the old
@@ -39,7 +42,9 @@ from manifests.ray import (
 )
 from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
 from settings.blob_access import adapter_team
+from manifests.staging import awaited_until_staged
 from settings.model import Settings, TeamSettings, WorkloadSettings
+from settings.workloads import STAGING_WORKLOAD
 from workloads.catalog import WORKLOADS, payload_files, requirements
 from workloads.common.layout import team_container
 from workloads.spec import WorkloadSpec
@@ -63,6 +68,7 @@ class _Placement:
     places: BlobPlaces | None  # its containers besides the shared ones; None without Blob
     hf_token: bool
     after: list[pulumi.Resource]
+    awaited: bool = False  # Pulumi waits for the job's success (model-stage, see above)
 
 
 class RayWorkloads(pulumi.ComponentResource):
@@ -100,6 +106,9 @@ class RayWorkloads(pulumi.ComponentResource):
         # its inputs must be in Blob before its GPUs are worth paying for.
         enabled = tuple(w for w in settings.enabled_workloads if not w.staged)
         self.staged = [w.name for w in settings.enabled_workloads if w.staged]
+        # The copy first, then whatever streams it (registered after it, so it can wait).
+        enabled = tuple(sorted(enabled, key=lambda w: w.name != STAGING_WORKLOAD))
+        streaming = {w.name for w in enabled if _streams_staged_model(w)}
         for workload in enabled:
             spec = WORKLOADS[workload.name]
             if _uses_blob(spec, workload) and storage_account is None:
@@ -127,6 +136,7 @@ class RayWorkloads(pulumi.ComponentResource):
             after: list[pulumi.Resource] = [
                 self.network_policies[spec.name],
                 namespaces.service_accounts[team.name],
+                *([namespaces.head_service_accounts[team.name]] if workload.elastic else []),
                 *(queues.ready_for(team.name, workload.priority) if queues else ()),
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
@@ -135,6 +145,8 @@ class RayWorkloads(pulumi.ComponentResource):
                 team=team_container(team.name),
                 adapter=team_container(adapter_team(settings.workloads, team.name)),
             )
+            if workload.name in streaming and STAGING_WORKLOAD in self.workloads:
+                after.append(self.workloads[STAGING_WORKLOAD])
             placement = _Placement(
                 spec,
                 workload,
@@ -143,6 +155,7 @@ class RayWorkloads(pulumi.ComponentResource):
                 places=places if uses_blob else None,
                 hf_token=token is not None,
                 after=after,
+                awaited=workload.name == STAGING_WORKLOAD and bool(streaming),
             )
             add = self._ray_job if spec.kind == "RayJob" else self._ray_service
             self.workloads[spec.name] = add(placement)
@@ -205,7 +218,7 @@ class RayWorkloads(pulumi.ComponentResource):
         )
         return create_object(
             f"{self._name}-{spec.name}",
-            manifest,
+            awaited_until_staged(manifest) if placement.awaited else manifest,
             self._options(
                 depends_on=[code, *placement.after],
                 ignore_changes=[RAY_JOB_SUSPEND],
@@ -260,6 +273,11 @@ def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:
     # The stack's value is a secret already; marking it again keeps that explicit here.
     secret: pulumi.Output[str] = pulumi.Output.secret(token)
     return secret
+
+
+def _streams_staged_model(workload: WorkloadSettings) -> bool:
+    """Reads the base model from the copy model-stage makes."""
+    return workload.name != STAGING_WORKLOAD and model_path(workload) is not None
 
 
 def _uses_blob(spec: WorkloadSpec, workload: WorkloadSettings) -> bool:

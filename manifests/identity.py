@@ -1,20 +1,26 @@
 """Workload identity for team namespaces: which Entra identities exist, whom they trust, and
 which role they hold. Plain data; components/storage.py registers it.
 
-Granularity: one user-assigned identity per team, with one federated identity credential (for
-the team's `ray-workload` service account). Each team's pods can then act only as their own
-identity, role assignments and sign-in logs stay per team, and the Azure limit of 20 federated
-credentials per identity is never approached however many teams a stack has (a hundred teams are
-a hundred identities with one credential each).
+Granularity: one user-assigned identity per team, with one federated identity credential per
+service account the team's Ray pods run as: `ray-workload` always, and `ray-elastic-head` for a
+team that runs an elastic workload (its heads hold the Ray autoscaler's Kubernetes rights, so
+they run as an account of their own: manifests/autoscaler_access.py). Each team's pods can then
+act only as their own identity, role assignments and sign-in logs stay per team, and the Azure
+limit of 20 federated credentials per identity is never approached however many teams a stack
+has (a hundred teams are a hundred identities with at most two credentials each).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Final
 
-from manifests.namespaces import RAY_SERVICE_ACCOUNT, workload_identity_subject
+from manifests.namespaces import (
+    ELASTIC_HEAD_SERVICE_ACCOUNT,
+    RAY_SERVICE_ACCOUNT,
+    workload_identity_subject,
+)
 
 # Azure: at most 20 federated identity credentials on one user-assigned identity.
 MAX_FEDERATED_CREDENTIALS_PER_IDENTITY: Final = 20
@@ -49,6 +55,7 @@ def role_definition_id(subscription_id: str, role: str) -> str:
 class FederatedCredential:
     name: str
     subject: str
+    account: str = RAY_SERVICE_ACCOUNT  # the service account `subject` names
     audiences: tuple[str, ...] = (FEDERATION_AUDIENCE,)
 
 
@@ -60,8 +67,11 @@ class TeamIdentity:
     credentials: tuple[FederatedCredential, ...]
 
 
-def team_identities(stack: str, teams: Iterable[tuple[str, str]]) -> tuple[TeamIdentity, ...]:
-    """One identity per `(team, namespace)`, trusting the team's Ray service account.
+def team_identities(
+    stack: str, teams: Iterable[tuple[str, str]], elastic_teams: Collection[str] = ()
+) -> tuple[TeamIdentity, ...]:
+    """One identity per `(team, namespace)`, trusting the team's Ray service account, and the
+    elastic heads' account of the teams in `elastic_teams`.
 
     Names: identity 3-128 and credential 3-120 characters of letters, digits, '-' and '_';
     with a stack name of at most 40 and DNS-label team names (at most 63) both always fit.
@@ -71,12 +81,21 @@ def team_identities(stack: str, teams: Iterable[tuple[str, str]]) -> tuple[TeamI
             team=team,
             namespace=namespace,
             identity_name=f"id-aksray-{stack}-{team}",
-            credentials=(
+            credentials=tuple(
                 FederatedCredential(
-                    name=f"{namespace}-{RAY_SERVICE_ACCOUNT}",
-                    subject=workload_identity_subject(namespace),
-                ),
+                    name=f"{namespace}-{account}",
+                    subject=workload_identity_subject(namespace, account),
+                    account=account,
+                )
+                for account in team_service_accounts(team, elastic_teams)
             ),
         )
         for team, namespace in teams
     )
+
+
+def team_service_accounts(team: str, elastic_teams: Collection[str]) -> tuple[str, ...]:
+    """The service accounts a team's Ray pods run as."""
+    if team in elastic_teams:
+        return (RAY_SERVICE_ACCOUNT, ELASTIC_HEAD_SERVICE_ACCOUNT)
+    return (RAY_SERVICE_ACCOUNT,)

@@ -9,6 +9,10 @@ from catalog.project import PROJECT
 # Every Ray pod (head and workers) of a team runs under this service account in the team's
 # namespace; the federated identity credential's subject names it.
 RAY_SERVICE_ACCOUNT: Final = "ray-workload"
+# The head of an elastic workload runs under its own account: KubeRay binds the Ray
+# autoscaler's Role (patch pods and RayClusters) to the head's account, which must then be one
+# no worker runs as (manifests/autoscaler_access.py). Federated to the team's identity too.
+ELASTIC_HEAD_SERVICE_ACCOUNT: Final = "ray-elastic-head"
 MANAGED_BY: Final = {"app.kubernetes.io/managed-by": PROJECT}
 CLIENT_ID_ANNOTATION: Final = "azure.workload.identity/client-id"
 TENANT_ID_ANNOTATION: Final = "azure.workload.identity/tenant-id"
@@ -32,25 +36,31 @@ def team_namespace(namespace: str, team: str, department: str) -> dict[str, Any]
     }
 
 
-def workload_identity_subject(namespace: str) -> str:
+def workload_identity_subject(namespace: str, account: str = RAY_SERVICE_ACCOUNT) -> str:
     """The token subject a federated identity credential must trust for a team's pods."""
-    return f"system:serviceaccount:{namespace}:{RAY_SERVICE_ACCOUNT}"
+    return f"system:serviceaccount:{namespace}:{account}"
 
 
 def team_service_account(
-    namespace: str, team: str, annotations: dict[str, Any] | None = None
+    namespace: str,
+    team: str,
+    annotations: dict[str, Any] | None = None,
+    *,
+    name: str = RAY_SERVICE_ACCOUNT,
 ) -> dict[str, Any]:
-    """The team's Ray service account; `annotations` carry the workload identity ids."""
+    """A team's Ray service account (`name`: the workers' and fixed heads', or elastic heads');
+    `annotations` carry the workload identity ids."""
     return {
         "apiVersion": "v1",
         "kind": "ServiceAccount",
         "metadata": {
-            "name": RAY_SERVICE_ACCOUNT,
+            "name": name,
             "namespace": namespace,
             "labels": {**MANAGED_BY, "aksray.io/team": team},
             "annotations": dict(annotations or {}),
         },
-        # Ray pods call no Kubernetes API; keep the token out of them unless a pod asks.
+        # Ray pods call no Kubernetes API; keep the token out of them. The Ray autoscaler,
+        # which does, gets its own mount (manifests/autoscaler_access.py).
         "automountServiceAccountToken": False,
     }
 

@@ -201,7 +201,7 @@ def _run_id(
     """The digest of everything a run depends on: a change to any of it is a new run."""
     return digest(
         {
-            "spec": asdict(spec),
+            "spec": spec.run_fields(),
             "workload": {
                 "run": workload.run,
                 "priority": workload.priority,

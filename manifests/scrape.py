@@ -4,7 +4,8 @@ ServiceMonitors.
 Two flavours of the same objects (docs/monitoring.md):
 - `azmonitoring.coreos.com/v1`: what AKS's managed Prometheus agent (ama-metrics, the metrics
   add-on) reads; it ignores `monitoring.coreos.com`. The agent's own objects live in
-  kube-system and reach their targets through `namespaceSelector`.
+  kube-system and reach their targets through `namespaceSelector`, and carry the label limits
+  Azure asks every one of them to set (catalog/azure.py).
 - `monitoring.coreos.com/v1`: for an existing cluster whose own Prometheus Operator reads them,
   each in its target's namespace.
 
@@ -35,6 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
+from catalog.azure import SCRAPE_LABEL_LIMITS
 from catalog.versions import (
     AZURE_MONITOR_SCRAPE_API_VERSION,
     GPU_OPERATOR,
@@ -170,6 +172,8 @@ def _object(
     }
     if target.pod_target_labels:
         spec["podTargetLabels"] = list(target.pod_target_labels)
+    if managed:
+        spec.update(SCRAPE_LABEL_LIMITS)
     return {
         "apiVersion": api_version(managed=managed),
         "kind": target.kind,

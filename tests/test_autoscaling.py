@@ -40,6 +40,14 @@ AUTOSCALER = {
         "runAsNonRoot": True,
         "seccompProfile": {"type": "RuntimeDefault"},
     },
+    # Its Kubernetes API token, mounted into the sidecar alone (tests/test_autoscaler_access.py).
+    "volumeMounts": [
+        {
+            "name": "autoscaler-api-token",
+            "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+            "readOnly": True,
+        }
+    ],
 }
 
 
@@ -129,7 +137,8 @@ def test_fixed_workloads_stay_fixed_gangs() -> None:
     result = planned("prod+run")
     for name in ("aurora-finetune", "qwen-lora", "model-stage"):
         manifest = _manifest(result, name)
-        assert "annotations" not in manifest["metadata"]
+        # No elastic-job annotation (model-stage carries Pulumi's wait: test_stage_order.py).
+        assert "kueue.x-k8s.io/elastic-job" not in manifest["metadata"].get("annotations", {})
         cluster = _cluster(manifest)
         assert cluster["enableInTreeAutoscaling"] is False
         assert "autoscalerOptions" not in cluster

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from manifests.dashboards import DASHBOARD_FILES, DASHBOARDS_DIR, dashboards
+from manifests.helm_values import kai_scheduler_values
 from manifests.scrape import scrape_targets
 
 METRICS: Final = yaml.safe_load((DASHBOARDS_DIR / "metrics.yaml").read_text())["exporters"]
@@ -73,10 +74,15 @@ def queries(model: dict[str, Any]) -> Iterator[str]:
 def listed() -> dict[str, tuple[str, str]]:
     """Metric name -> (exporter, type)."""
     return {
-        name: (exporter, kind)
+        name: (exporter, entry["type"])
         for exporter, e in METRICS.items()
-        for name, kind in e["metrics"].items()
+        for name, entry in e["metrics"].items()
     }
+
+
+def build_fq_name(namespace: str, subsystem: str, name: str) -> str:
+    """client_golang's BuildFQName: the non-empty parts joined by "_"."""
+    return "_".join(part for part in (namespace, subsystem, name) if part)
 
 
 def base(name: str, known: dict[str, tuple[str, str]]) -> str:
@@ -133,7 +139,8 @@ def test_every_listed_metric_has_its_source_and_a_scraped_exporter_and_is_used()
     for exporter, entry in METRICS.items():
         assert exporter in scraped, exporter
         assert entry["version"] and entry["source"]
-        assert set(entry["metrics"].values()) <= {"gauge", "counter", "histogram"}
+        kinds = {metric["type"] for metric in entry["metrics"].values()}
+        assert kinds <= {"gauge", "counter", "histogram"}
     known = listed()
     used = {
         base(name, known)
@@ -142,6 +149,39 @@ def test_every_listed_metric_has_its_source_and_a_scraped_exporter_and_is_used()
         for name in metric_names(expr)
     }
     assert set(known) == used  # no metric kept in the list that no dashboard reads
+
+
+# The exporters whose names client_golang builds from a namespace, a subsystem and a name.
+BUILT_NAMES: Final = ("kueue", "kai-queue-controller", "kai-scheduler")
+
+
+@pytest.mark.parametrize("exporter", BUILT_NAMES)
+def test_every_listed_name_is_the_one_the_exporters_source_builds(exporter: str) -> None:
+    """A dashboard reads the full name; the source registers a name under a namespace and a
+    subsystem. Leaving a part out (KAI's `kai`) gives a panel that shows nothing."""
+    entry = METRICS[exporter]
+    prefix = entry["prefix"]
+    assert set(prefix) <= {"namespace", "subsystem"} and prefix
+    assert all(part["value"] and part["read"] for part in prefix.values())
+    for full, metric in entry["metrics"].items():
+        assert metric["file"].endswith(".go"), full
+        built = build_fq_name(
+            prefix.get("namespace", {}).get("value", ""),
+            prefix.get("subsystem", {}).get("value", ""),
+            metric["name"],
+        )
+        assert full == built, (exporter, full, built)
+
+
+def test_kai_metrics_carry_the_kai_namespace_the_stack_leaves_at_its_default() -> None:
+    """KAI's scheduler and queue controller default --metrics-namespace to `kai`
+    (pkg/common/constants DefaultMetricsNamespace); the stack sets no other."""
+    for exporter in ("kai-queue-controller", "kai-scheduler"):
+        assert METRICS[exporter]["prefix"]["namespace"]["value"] == "kai"
+        assert all(name.startswith("kai_") for name in METRICS[exporter]["metrics"])
+    for gpu_sharing in (False, True):
+        values = json.dumps(kai_scheduler_values("operator", gpu_sharing=gpu_sharing))
+        assert "metricsNamespace" not in values and "metrics-namespace" not in values
 
 
 def test_histograms_are_read_through_their_series_and_counters_through_rates() -> None:

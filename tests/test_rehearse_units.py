@@ -22,6 +22,7 @@ from aksray.rehearse.nodes import cluster_pools, node_object
 from aksray.rehearse.operators import framework_path_pattern, rig_kueue_config, rig_webhooks
 from aksray.rehearse.stack import REHEARSAL_ACCOUNT, read_stack_file, rehearsal_config
 from aksray.rehearse.toolchain import read_env_file
+from catalog.versions import KUBERAY_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_rig_versions_are_the_served_pins() -> None:
     pins = read_env_file(ROOT / "scripts" / "rig" / "versions.env")
     assert pins["KUEUE_VERSION"] == "v0.19.2"
-    assert pins["KUBERAY_VERSION"] == "v1.5.0"  # v1.7.0's source is refused by the proxy
+    # The rig runs the KubeRay the platform ships (the proxy serves v1.6.2's source).
+    assert pins["KUBERAY_VERSION"] == pins["KUBERAY_SHIPPED_VERSION"] == f"v{KUBERAY_VERSION}"
     assert pins["KUBERNETES_VERSION"].startswith("v1.34.")
     assert pins["KUBERNETES_STAGING_VERSION"] == "v0." + pins["KUBERNETES_VERSION"][3:]
 

@@ -8,9 +8,11 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from aksray.runner import RunResult, run_program
+from catalog.azure import SCRAPE_LABEL_LIMITS
 from catalog.versions import GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE
 from manifests.ray_pods import METRICS_PORT, METRICS_PORT_NAME, TEAM_LABEL, WORKLOAD_LABEL
 from manifests.scrape import (
@@ -22,9 +24,8 @@ from manifests.scrape import (
 )
 from tests.support.chart_values import chart_defaults
 from tests.support.harness import P, mutated, planned, write_stack
-from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
 
-CHARTS = REFERENCE / "charts"
 KINDS = ("PodMonitor", "ServiceMonitor")
 
 
@@ -51,7 +52,7 @@ def local_observed(tmp_path: Path) -> RunResult:
 
 
 def template(chart: str, path: str) -> str:
-    return (CHARTS / chart / path).read_text()
+    return (reference_chart(chart) / path).read_text()
 
 
 def helper(chart: str, name: str) -> str:
@@ -89,6 +90,25 @@ def test_an_existing_cluster_gets_the_prometheus_operator_flavour_in_each_target
     assert not [r for r in result.resources if r.type.startswith("azure-native:")]
 
 
+def test_every_object_the_agent_reads_carries_azures_label_limits(tmp_path: Path) -> None:
+    """Azure's templates for azmonitoring.coreos.com PodMonitors and ServiceMonitors
+    (Azure/prometheus-collector otelcollector/customresources) set these three limits so that
+    no series is dropped in its processing pipeline; a cluster's own Prometheus Operator gets
+    no limits of ours."""
+    objects = scrape_objects(planned("prod"))
+    assert len(objects) == 7
+    for scrape in objects.values():
+        spec = scrape["spec"]
+        assert (
+            spec["labelLimit"],
+            spec["labelNameLengthLimit"],
+            spec["labelValueLengthLimit"],
+        ) == (63, 511, 1023), scrape["metadata"]["name"]
+    for scrape in (r.inputs for r in local_observed(tmp_path).resources):
+        if scrape.get("kind") in KINDS:
+            assert not {"labelLimit", "labelNameLengthLimit"} & set(scrape["spec"])
+
+
 def test_no_stack_without_observability_creates_scrape_objects() -> None:
     for stack in ("dev", "local"):
         assert scrape_objects(planned(stack)) == {}
@@ -99,6 +119,7 @@ def test_no_stack_without_observability_creates_scrape_objects() -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.reference
 def test_kueue_target_is_the_charts_authenticated_metrics_service() -> None:
     scrape = scrape_objects(planned("prod"))["kueue"]
     assert scrape["spec"]["namespaceSelector"] == {"matchNames": [KUEUE.namespace]}
@@ -127,6 +148,7 @@ def test_kueue_target_is_the_charts_authenticated_metrics_service() -> None:
     assert served["path"] == "/metrics"
 
 
+@pytest.mark.reference
 def test_the_agent_may_read_kueues_metrics_and_nothing_else() -> None:
     role = template("kueue", "templates/rbac/metrics_reader_role.yaml")
     assert "name: '{{ include \"kueue.fullname\" . }}-metrics-reader'" in role
@@ -142,6 +164,7 @@ def test_the_agent_may_read_kueues_metrics_and_nothing_else() -> None:
     ]
 
 
+@pytest.mark.reference
 def test_kuberay_target_is_the_charts_operator_service() -> None:
     scrape = scrape_objects(planned("prod"))["kuberay-operator"]
     service = template("kuberay-operator", "templates/service.yaml")
@@ -160,6 +183,7 @@ def test_kuberay_target_is_the_charts_operator_service() -> None:
     assert (endpoint(scrape)["port"], endpoint(scrape)["path"]) == ("http", "/metrics")
 
 
+@pytest.mark.reference
 def test_dcgm_target_is_the_gpu_operators_exporter_and_keeps_each_gpus_pod() -> None:
     scrape = scrape_objects(planned("prod"))["dcgm-exporter"]
     # The chart deploys the exporter (its operator renders the DaemonSet: pods
@@ -231,3 +255,12 @@ def test_the_endpoint_exports_vllm_metrics_through_ray() -> None:
     (application,) = config["applications"]
     (llm,) = application["args"]["llm_configs"]
     assert llm["log_engine_metrics"] is True
+
+
+def test_the_monitoring_guide_states_the_label_limits_and_how_to_check_kueues_target() -> None:
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "monitoring.md").read_text()
+    flat = " ".join(guide.split())
+    for key, value in SCRAPE_LABEL_LIMITS.items():
+        assert f"`{key}: {value}`" in flat, key
+    assert "127.0.0.1:9090/targets" in flat
+    assert "serviceMonitor/kube-system/aksray-kueue/0" in flat

@@ -17,7 +17,11 @@ from manifests.identity import (
     MAX_FEDERATED_CREDENTIALS_PER_IDENTITY,
     STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
 )
-from manifests.namespaces import CLIENT_ID_ANNOTATION, TENANT_ID_ANNOTATION
+from manifests.namespaces import (
+    CLIENT_ID_ANNOTATION,
+    ELASTIC_HEAD_SERVICE_ACCOUNT,
+    TENANT_ID_ANNOTATION,
+)
 from manifests.storage import ACCOUNT_PREFIX_MAX, account_name_prefix
 from tests.support.harness import P, mutated, one, planned, transitive_dependencies, write_stack
 
@@ -164,13 +168,16 @@ def _storage_off(config: Config) -> None:
 
 
 def _check_identities(result: RunResult) -> None:
-    """Per team: one identity, one credential trusting an existing service account, write on
-    its own container (its other grants: tests/test_blob_isolation.py), and the service
-    account annotated with that identity."""
+    """Per team: one identity, one credential per service account its Ray pods run as (the
+    workers', and the elastic heads' for a team with an elastic workload), write on its own
+    container (its other grants: tests/test_blob_isolation.py), and each service account
+    annotated with that identity."""
     teams = result.settings.scheduling.teams
+    elastic = result.settings.elastic_teams
     identities = result.by_type(IDENTITY)
     credentials = result.by_type(FIC)
-    assert len(identities) == len(credentials) == len(teams)
+    assert len(identities) == len(teams)
+    assert len(credentials) == len(teams) + len(elastic)
     service_accounts = {
         (sa.inputs["metadata"]["namespace"], sa.inputs["metadata"]["name"])
         for sa in result.by_type(SERVICE_ACCOUNT)
@@ -181,7 +188,9 @@ def _check_identities(result: RunResult) -> None:
             per_identity.get(credential.inputs["resourceName"], 0) + 1
         )
     assert max(per_identity.values()) <= MAX_FEDERATED_CREDENTIALS_PER_IDENTITY
-    assert set(per_identity.values()) == {1}
+    assert sorted(per_identity.values()) == sorted(
+        2 if team.name in elastic else 1 for team in teams
+    )
 
     stack = result.stack
     for team in teams:
@@ -214,20 +223,32 @@ def _check_identities(result: RunResult) -> None:
         )
         assert one(result, CONTAINER, f"aksray-storage-{container}").urn in role.depends_on
 
-        sa = one(result, SERVICE_ACCOUNT, f"aksray-teams-{team.name}-ray")
-        assert sa.inputs["metadata"]["namespace"] == team.namespace
-        assert sa.inputs["metadata"]["annotations"] == {
-            CLIENT_ID_ANNOTATION: placeholder(f"client id of identity {identity_name}"),
-            TENANT_ID_ANNOTATION: placeholder("tenant id"),
-        }
-        # The annotation lands only once the identity is federated and allowed on every
-        # container it reaches.
+        # The annotation lands only once the identity is federated (for every account) and
+        # allowed on every container it reaches.
         grants = [
             r.urn
             for r in result.by_type(ROLE)
             if r.name.startswith(f"aksray-storage-{team.name}-blob-")
         ]
-        assert {credential.urn, *grants} <= set(sa.depends_on)
+        accounts = [("ray", credential)]
+        if team.name in elastic:
+            head = one(result, FIC, f"aksray-storage-{team.name}-federation-ray-elastic-head")
+            assert head.inputs["subject"] == (
+                f"system:serviceaccount:{team.namespace}:{ELASTIC_HEAD_SERVICE_ACCOUNT}"
+            )
+            assert head.inputs["resourceName"] == identity_name
+            # Azure rejects concurrent writes of credentials to one identity: one after another.
+            assert credential.urn in head.depends_on
+            accounts.append(("ray-elastic-head", head))
+        for suffix, trusted in accounts:
+            sa = one(result, SERVICE_ACCOUNT, f"aksray-teams-{team.name}-{suffix}")
+            assert sa.inputs["metadata"]["namespace"] == team.namespace
+            assert sa.inputs["automountServiceAccountToken"] is False
+            assert sa.inputs["metadata"]["annotations"] == {
+                CLIENT_ID_ANNOTATION: placeholder(f"client id of identity {identity_name}"),
+                TENANT_ID_ANNOTATION: placeholder("tenant id"),
+            }
+            assert {credential.urn, trusted.urn, *grants} <= set(sa.depends_on)
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])

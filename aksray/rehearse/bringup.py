@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from aksray.reference import HOW_TO_GET, locate
+from aksray.reference import HOW_TO_GET, crds_dir, locate
 from aksray.rehearse.controlplane import (
     ControlPlane,
     Timer,
@@ -32,8 +32,8 @@ def shipped_crds() -> list[Path]:
     it reads its own fields and ignores the newer ones), from the upstream reference data."""
     base = locate()
     files = (
-        sorted((base / "crds" / "kuberay").glob("*.yaml"))
-        + sorted((base / "crds" / "kai").glob("*.yaml"))
+        sorted(crds_dir(base, "kuberay").glob("*.yaml"))
+        + sorted(crds_dir(base, "kai").glob("*.yaml"))
         if base
         else []
     )

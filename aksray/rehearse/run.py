@@ -28,7 +28,8 @@ from aksray.rehearse.operators import pods_ready_note
 from aksray.rehearse.playbook import SCENARIOS
 from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.scaling import scale_ray_cluster
-from aksray.rehearse.scenarios import Context, NotApplicableError
+from aksray.rehearse.scenarios import Context
+from aksray.rehearse.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
 from aksray.rehearse.toolchain import EngineToolchain, engine_toolchain, rig_toolchain
 from manifests.helm_values import kueue_manager_config

@@ -10,6 +10,7 @@ BORROW_AND_RECLAIM: Final = "borrow-and-reclaim"
 NODES_ARRIVE_LATE: Final = "nodes-arrive-late"
 NO_CAPACITY: Final = "no-capacity"
 ENDPOINT_SCALES: Final = "endpoint-scales"
+FULL_NODE_GANG: Final = "full-node-gang"
 # What the shipped stacks do, in the order `--scenario all` plays them.
 ALL_SCENARIOS: Final = (
     SUBMIT_ALL,
@@ -17,6 +18,7 @@ ALL_SCENARIOS: Final = (
     BORROW_AND_RECLAIM,
     NODES_ARRIVE_LATE,
     NO_CAPACITY,
+    FULL_NODE_GANG,
 )
 # Every scenario by name. `endpoint-scales` plays an elastic endpoint, which the shipped stacks
 # do not run: on the real controllers it never starts (docs/rehearsal.md), so it is asked for
