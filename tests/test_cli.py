@@ -179,27 +179,23 @@ def test_plan_prints_the_summary_and_the_checks() -> None:
     assert run.stdout.rstrip().endswith("Checks: 0 errors, 0 warnings")
 
 
-def _pod_larger_than_its_nodes() -> dict[str, Any]:
-    """The endpoint's pod (8 CPU) on T4 nodes of 4 vCPU: a check of the plan fails."""
+def _endpoint_on_spot() -> dict[str, Any]:
+    """The endpoint's team has its GPU quota only on a spot pool: a check of the plan fails
+    (the settings and the program are fine), with exactly one error."""
     document = minimal()
-    config(document)[P + "cluster"]["gpuPools"] = [
-        {"name": "t4", "vmSize": "Standard_NC4as_T4_v3", "maxCount": 2}
-    ]
-    teams(document)[0]["quota"] = {
-        "t4": {"gpu": 2, "cpu": 16, "memory": "128Gi"},
-        "cpu": {"cpu": 4, "memory": "16Gi"},
-    }
-    config(document)[P + "scheduling"]["allowOvercommit"] = True
+    config(document)[P + "cluster"]["gpuPools"][0]["spot"] = True
     return document
 
 
 def test_a_failed_check_exits_one_with_one_line(tmp_path: Path) -> None:
-    run = cli("plan", "--config", write_stack(tmp_path, _pod_larger_than_its_nodes()))
+    run = cli("plan", "--config", write_stack(tmp_path, _endpoint_on_spot()))
     assert run.code == 1
     assert "Traceback" not in run.output
     assert len(run.error_lines) == 1
-    assert run.error_lines[0].startswith("error: cluster.gpuPools[0].vmSize: llm-serve's gpu pods")
-    assert "Checks: 1 error, 1 warning" in run.stdout  # the warning: quota over the pool, allowed
+    assert run.error_lines[0].startswith(
+        "error: scheduling.departments[0].teams[0].quota.a100: llm-serve is an endpoint"
+    )
+    assert "Checks: 1 error, 0 warnings" in run.stdout
 
 
 @pytest.mark.parametrize("output", ["text", "json", "markdown"])
@@ -238,11 +234,11 @@ def test_json_carries_the_summary_and_the_checks(tmp_path: Path) -> None:
     assert document["checks"] == {"errors": [], "warnings": []}
     assert document["summary"]["criticalPath"]["estimatedSeconds"] == 974
 
-    bad = _pod_larger_than_its_nodes()
+    bad = _endpoint_on_spot()
     failed = cli("plan", "--config", write_stack(tmp_path, bad), "--json")
     assert failed.code == 1
     assert [e["path"] for e in json.loads(failed.stdout)["checks"]["errors"]] == [
-        "cluster.gpuPools[0].vmSize"
+        "scheduling.departments[0].teams[0].quota.a100"
     ]
     assert len(failed.error_lines) == 1
 

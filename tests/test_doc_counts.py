@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from aksray.runner import PROJECT_ROOT, run_program
+from tests.support.golden import DOC_COPIES
 from workloads.catalog import WORKLOADS
 
 NUMBERS = {
@@ -35,6 +36,19 @@ EXPECTED = {
 }
 
 
+def _prose(path: Path) -> str:
+    """The file less its copies of the plan's output (`make golden` writes them): a plan counts
+    the stack's workloads, which the golden tests hold, not the catalog's."""
+    text = path.read_text(encoding="utf-8")
+    for name, begin, end, _source, _start in DOC_COPIES:
+        if path == PROJECT_ROOT / name:
+            first = text.index(begin) + len(begin)
+            last = text.index(end, first)
+            # Blank lines in its place keep the line numbers of what follows.
+            text = text[:first] + "\n" * text.count("\n", first, last) + text[last:]
+    return text
+
+
 def _count(word: str) -> int:
     return NUMBERS[word.lower()] if word.lower() in NUMBERS else int(word)
 
@@ -47,7 +61,7 @@ def test_the_catalog_holds_five_workloads_four_of_them_jobs() -> None:
 def test_every_count_of_workloads_and_jobs_is_the_catalogs(path: Path) -> None:
     wrong = [
         f"line {number}: {found.group(0)!r} (the catalog has {EXPECTED[found.group(2).lower()]})"
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for number, line in enumerate(_prose(path).splitlines(), 1)
         for found in COUNTED.finditer(line)
         if _count(found.group(1)) != EXPECTED[found.group(2).lower()]
     ]

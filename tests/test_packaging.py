@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 import tomllib
 from pathlib import Path
@@ -283,6 +284,14 @@ def test_no_wheel_or_sdist_is_built(tmp_path: Path) -> None:
     assert tracked.returncode == 0, f"{path} is not in git (ignored?): a clone cannot install"
 
 
+def test_the_editable_install_puts_the_checkout_on_the_path() -> None:
+    """A package the checkout gains after `make install` (a `git pull`) imports in the
+    installed `aksray` command without reinstalling: the install is a .pth of the checkout."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    lines = {line.strip() for pth in site.glob("*.pth") for line in pth.read_text().splitlines()}
+    assert str(ROOT) in lines
+
+
 def test_the_editable_install_finds_every_package() -> None:
     """Packages are found, not listed: each folder with an __init__.py under the program's
     top-level packages is one (workloads.model_stage once went missing from a list)."""
@@ -297,7 +306,15 @@ def test_the_editable_install_finds_every_package() -> None:
         if "__pycache__" not in init.parts
     }
     assert on_disk == found and "workloads.model_stage" in found
-    assert {"aksray", "catalog", "settings", "manifests", "components", "workloads"} <= on_disk
+    # Every top-level package of the checkout is the program's (tests/ and the tools aside): a
+    # new layer (scheduling/ once) is found without anyone remembering this list.
+    tops = {
+        init.parent.name
+        for init in ROOT.glob("*/__init__.py")
+        if init.parent.name not in {"tests", "scripts", "policy"}
+    }
+    assert tops == {pattern.rstrip("*") for pattern in include}
+    assert {"aksray", "catalog", "settings", "scheduling", "manifests", "components"} <= tops
     # Imported the way the installed console script runs, from another folder.
     done = subprocess.run(
         [sys.executable, "-c", "import workloads.model_stage, aksray.cli"],

@@ -83,10 +83,10 @@ def test_an_owner_that_keeps_gpus_gets_a_node_left_for_its_job(tmp_path: Path) -
 
 
 def test_not_applicable_where_the_workers_cannot_fill_a_node(tmp_path: Path) -> None:
-    settings = _pool_of_two_teams(tmp_path, "Standard_NC24s_v3", gpus=4, nodes=1)
+    settings = _pool_of_two_teams(tmp_path, "Standard_NC8as_T4_v3", gpus=1, nodes=1)
     with pytest.raises(NotApplicableError, match=r"qwen-lora asks 1 GPU, 11 CPU, 96Gi per GPU"):
         require_fit(settings, "gpu", "qwen-lora")
-    assert bindable_gpus(settings, "gpu") == 2  # two of its 11-CPU workers per 24-vCPU node
+    assert bindable_gpus(settings, "gpu") == 0  # an 11-CPU worker on a 7.82-CPU node: none
 
 
 def test_a_timed_out_wait_reports_the_last_kueue_condition_whole() -> None:

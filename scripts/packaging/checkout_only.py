@@ -21,7 +21,20 @@ REFUSAL = (
 # What an editable install (PEP 660) asks for, and the metadata every frontend reads.
 get_requires_for_build_editable = _setuptools.get_requires_for_build_editable
 prepare_metadata_for_build_editable = _setuptools.prepare_metadata_for_build_editable
-build_editable = _setuptools.build_editable
+
+
+def build_editable(
+    wheel_directory: str,
+    config_settings: dict[str, Any] | None = None,
+    metadata_directory: str | None = None,
+) -> str:
+    """setuptools' editable install in its `compat` mode: a .pth file that puts the checkout on
+    the path, so a package added to the checkout (a `git pull`) imports without reinstalling;
+    the default mode maps only the packages found at install time."""
+    settings = {"editable_mode": "compat", **(config_settings or {})}
+    return str(_setuptools.build_editable(wheel_directory, settings, metadata_directory))
+
+
 get_requires_for_build_wheel = _setuptools.get_requires_for_build_wheel
 prepare_metadata_for_build_wheel = _setuptools.prepare_metadata_for_build_wheel
 get_requires_for_build_sdist = _setuptools.get_requires_for_build_sdist
