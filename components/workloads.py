@@ -41,8 +41,8 @@ from manifests.ray import (
     serve_config_v2,
 )
 from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
-from settings.blob_access import adapter_team
 from manifests.staging import awaited_until_staged
+from settings.blob_access import adapter_team
 from settings.model import Settings, TeamSettings, WorkloadSettings
 from settings.workloads import STAGING_WORKLOAD
 from workloads.catalog import WORKLOADS, payload_files, requirements

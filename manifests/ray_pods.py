@@ -224,12 +224,8 @@ def _env(
     if code:
         env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
     if hf_token:
-        env.append(
-            {
-                "name": HF_TOKEN_ENV,
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": HF_TOKEN_KEY}},
-            }
-        )
+        ref = {"name": HF_TOKEN_SECRET, "key": HF_TOKEN_KEY}
+        env.append({"name": HF_TOKEN_ENV, "valueFrom": {"secretKeyRef": ref}})
     return env
 
 

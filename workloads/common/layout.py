@@ -22,7 +22,7 @@ model-stage copies the base model's weights and tokenizer from Hugging Face to
 from there (`modelSource: blob`). vllm-batch and llm-serve load the adapter from the container of
 the team that runs qwen-lora: `adapters/<ADAPTER_WORKLOAD>` there is Ray LLM's
 `dynamic_lora_loading_path` (one adapter per subfolder). The program reads the same names (the
-payload specs, the Serve config, the grants of manifests/blob_access.py).
+payload specs, the Serve config, the grants of settings/blob_access.py).
 """
 
 from __future__ import annotations
