@@ -284,6 +284,9 @@ def _run(args: argparse.Namespace) -> int:
             f"wrote {count} Kubernetes documents to {args.out / 'kubernetes'} and "
             f"{len(result.resources)} resources to {resources_json}"
         )
+        # What the program warned about (a token Secret left out of rendered YAML, ...).
+        for warning in result.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
         return EXIT_OK
     return _plan(result, args)
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aksray import mermaid
+from aksray.cluster_summary import cluster_lines
 from aksray.departments import departments, quota_text
 from aksray.folding import (
     COMMENT_BUDGET,
@@ -34,6 +35,7 @@ from aksray.report import (
     queues_table,
     workloads_table,
 )
+from aksray.storage_summary import storage_lines
 from aksray.tables import markdown_cell, markdown_table
 
 
@@ -175,6 +177,13 @@ def _cost(cost: Mapping[str, Any]) -> list[Block]:
     return [["### Cost estimate"], Table.of(table, summary, note)]
 
 
+def _storage(storage: Mapping[str, Any]) -> Block:
+    lines = storage_lines(storage, markdown_table)
+    if not storage["enabled"]:
+        return lines
+    return Table.of(lines, _count(len(storage["containers"]), "Blob container"))
+
+
 def _body(
     stack: str, data: Mapping[str, Any], cost: Mapping[str, Any], *, per_team: bool
 ) -> list[Block]:
@@ -197,7 +206,9 @@ def _body(
         ["### Organisation and quotas"],
         _organisation(stack, data, per_team=per_team),
         ["### Summary"],
+        cluster_lines(data["cluster"]),
         Table.of(pools_table(data["pools"], markdown_table), _count(len(data["pools"]), "pool")),
+        _storage(data["storage"]),
         *_queues(data, per_team=per_team),
         Table.of(workloads_table(workloads, markdown_table), _count(len(workloads), "workload")),
         Table.of(

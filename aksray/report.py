@@ -11,11 +11,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from aksray.cluster_summary import cluster, cluster_lines
 from aksray.demand import gpu_demand, gpu_demand_lines
 from aksray.graph import CriticalPath, estimated_seconds, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.monitoring import monitoring, monitoring_lines
 from aksray.objects import kai_amount, parent_queue
+from aksray.storage_summary import storage, storage_lines
 from aksray.tables import NONE, Render, text_table
 from catalog.kai import KAI_RESOURCES
 from catalog.priorities import PRIORITY_CLASSES
@@ -184,7 +186,9 @@ def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
 def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
     reg = plan.registered
     return {
+        "cluster": cluster(plan),
         "pools": pools(plan),
+        "storage": storage(plan),
         "queues": queues(plan),
         "kaiQueues": kai_queues(plan),
         "workloads": [_workload(w, plan) for w in plan.workloads],
@@ -231,7 +235,9 @@ def _kai(values: Mapping[str, int | None]) -> str:
 def summary_lines(data: Mapping[str, Any]) -> list[str]:
     """The summary as `aksray plan` prints it: one table per part, a blank line between."""
     parts = (
+        cluster_lines(data["cluster"]),
         pools_table(data["pools"]),
+        storage_lines(data["storage"]),
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
         workloads_table(data["workloads"]),

@@ -33,6 +33,14 @@ MAX_MAINTENANCE_INTERVAL_WEEKS: Final = 4
 # A storage account name: 3-24 lowercase letters and digits, unique in Azure.
 STORAGE_ACCOUNT_NAME_PATTERN: Final = re.compile(r"^[a-z0-9]{3,24}\Z")
 
+# AKS pricing tiers: Free is meant for clusters of up to 10 nodes (no uptime SLA); Standard and
+# Premium scale the control plane up to 5,000 nodes.
+FREE_TIER_MAX_NODES: Final = 10
+
+# Azure RBAC: at most 4,000 role assignments per subscription (all of them, not only this
+# stack's).
+MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION: Final = 4000
+
 # AKS's managed Prometheus agent: the label limits Azure's PodMonitor and ServiceMonitor
 # templates (azmonitoring.coreos.com) set on every object, so that its processing pipeline
 # drops no series for a label count or length beyond what it supports.

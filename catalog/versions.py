@@ -234,6 +234,12 @@ CHART_SETS: Final[dict[ChartSource, ChartSet]] = {
 # The Ray image every head and worker runs (see the module docstring).
 RAY_VERSION: Final = "2.58.0"
 RAY_IMAGE: Final = f"rayproject/ray-llm:{RAY_VERSION}-py312-cu130"
+# The user the rayproject images run as: `ray`, uid 1000, primary group `users` (gid 100), set by
+# the images' base Dockerfile (`useradd ... ray --uid 1000 --gid 100`, then `USER 1000`). vLLM,
+# CUDA and every Ray process run as that user; the GPUs reach the container through the device
+# plugin, which needs no root in it.
+RAY_IMAGE_UID: Final = 1000
+RAY_IMAGE_GID: Final = 100
 
 # API versions of the objects we write. Kueue v0.19 stores v1beta2; v1beta1 is deprecated and
 # names the ClusterQueue cohort field `cohort` instead of `cohortName`.

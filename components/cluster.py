@@ -161,6 +161,7 @@ class AksCluster(pulumi.ComponentResource):
                     settings.kubernetes_version,
                 ),
                 local_accounts=settings.local_accounts,
+                tier=settings.tier,
                 azure_monitor_profile=azure_monitor_profile() if self.metrics_addon else None,
             ),
             # After creation the pool list is AKS's (manifests/aks.py); the system pool changes

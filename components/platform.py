@@ -12,6 +12,7 @@ from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
+from settings.blob_access import blob_grants
 from settings.model import Settings
 
 
@@ -121,6 +122,11 @@ class Platform(pulumi.ComponentResource):
             f"{name}-storage",
             settings.storage,
             teams=settings.scheduling.teams,
+            grants=blob_grants(
+                [team.name for team in settings.scheduling.teams],
+                settings.storage.containers,
+                settings.workloads,
+            ),
             location=settings.location,
             stack=settings.stack,
             oidc_issuer_url=issuer,

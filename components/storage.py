@@ -1,5 +1,8 @@
 """Blob storage for the Ray workloads, and the per-team identities that reach it.
 
+The shared containers (`storage.containers`) and one container per team (`<team>-data`); each
+team identity's roles are the grants of settings/blob_access.py, each scoped to one container.
+
 Account, containers and identities wait for nothing of the cluster: they are created while AKS
 is still provisioning. Only the federated identity credentials consume a cluster output (its
 OIDC issuer URL) and so come after it.
@@ -12,12 +15,7 @@ import pulumi_random as random
 from pulumi_azure_native import authorization, managedidentity, resources, storage
 
 from components.namespaces import WorkloadIdentity
-from manifests.identity import (
-    STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
-    TeamIdentity,
-    role_definition_id,
-    team_identities,
-)
+from manifests.identity import BLOB_ROLE_IDS, TeamIdentity, role_definition_id, team_identities
 from manifests.storage import (
     account_name_prefix,
     account_suffix_args,
@@ -26,24 +24,28 @@ from manifests.storage import (
     data_resource_group_name,
     storage_account_args,
 )
+from settings.blob_access import BlobGrant
 from settings.model import StorageSettings, TeamSettings
+from workloads.common.layout import team_container
 
 
 class BlobStorage(pulumi.ComponentResource):
-    """A locked-down StorageV2 account, private containers, and one identity per team."""
+    """A locked-down StorageV2 account, private containers (shared ones and one per team), and
+    one identity per team with its grants."""
 
     resource_group_name: pulumi.Output[str]
     account: storage.StorageAccount
     account_name: pulumi.Output[str]
     blob_endpoint: pulumi.Output[str]
     dfs_endpoint: pulumi.Output[str]
-    containers: dict[str, storage.BlobContainer]  # by container name
+    containers: dict[str, storage.BlobContainer]  # by container name, shared and teams' own
     # By team name: what TeamNamespaces annotates each team's service account with.
     identities: dict[str, WorkloadIdentity]
     managed_identities: dict[str, managedidentity.UserAssignedIdentity]
     # by team name: one per service account its Ray pods run as
     federated_credentials: dict[str, list[managedidentity.FederatedIdentityCredential]]
-    role_assignments: dict[str, authorization.RoleAssignment]
+    # By (team, container): the team identity's role on that container.
+    role_assignments: dict[tuple[str, str], authorization.RoleAssignment]
 
     def __init__(
         self,
@@ -51,6 +53,7 @@ class BlobStorage(pulumi.ComponentResource):
         settings: StorageSettings,
         *,
         teams: tuple[TeamSettings, ...],
+        grants: tuple[BlobGrant, ...],
         location: str,
         stack: str,
         oidc_issuer_url: pulumi.Input[str],
@@ -58,9 +61,10 @@ class BlobStorage(pulumi.ComponentResource):
         elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`create_role_assignments`: false leaves each team identity's Blob role to an admin
-        (the identity running `pulumi up` may not write role assignments). `elastic_teams`:
-        teams whose elastic heads' account the identity trusts too."""
+        """`grants`: settings/blob_access.py's, for these teams. `create_role_assignments`:
+        false leaves each team identity's Blob roles to an admin (the identity running
+        `pulumi up` may not write role assignments). `elastic_teams`: teams whose elastic
+        heads' account the identity trusts too."""
         super().__init__("aksray:platform:BlobStorage", name, None, opts)
         # What holds data is protected where the stack says so (storage.protect): `pulumi
         # destroy` then refuses to delete it. The soft-delete settings and the group are
@@ -78,12 +82,13 @@ class BlobStorage(pulumi.ComponentResource):
             opts=data,
         )
         self.account = self._account(name, group, location=location, stack=stack, opts=data)
-        self.containers = self._containers(name, settings.containers, group, opts=data)
+        names = (*settings.containers, *(team_container(team.name) for team in teams))
+        self.containers = self._containers(name, names, group, opts=data)
         self.identities = {}
         self.managed_identities = {}
         self.federated_credentials = {}
         self.role_assignments = {}
-        blob_contributor = self._blob_contributor_role() if create_role_assignments else None
+        roles = self._blob_roles() if create_role_assignments else None
         pairs = ((team.name, team.namespace) for team in teams)
         for plan in team_identities(stack, pairs, elastic_teams):
             self._team_identity(
@@ -92,7 +97,8 @@ class BlobStorage(pulumi.ComponentResource):
                 group,
                 location=location,
                 oidc_issuer_url=oidc_issuer_url,
-                role=blob_contributor,
+                grants=[g for g in grants if g.team == plan.team] if roles else [],
+                roles=roles or {},
             )
         self.resource_group_name = group.name
         self.account_name = self.account.name
@@ -103,7 +109,7 @@ class BlobStorage(pulumi.ComponentResource):
             {
                 "accountName": self.account_name,
                 "blobEndpoint": self.blob_endpoint,
-                "containers": list(settings.containers),
+                "containers": list(self.containers),
             }
         )
 
@@ -153,17 +159,15 @@ class BlobStorage(pulumi.ComponentResource):
             for container in containers
         }
 
-    def _blob_contributor_role(self) -> pulumi.Output[str]:
-        """Role definitions are subscription resources: the id needs the subscription id."""
+    def _blob_roles(self) -> dict[str, pulumi.Output[str]]:
+        """Role definitions are subscription resources: the ids need the subscription id."""
         client = authorization.get_client_config_output(
             opts=pulumi.InvokeOutputOptions(parent=self)
         )
-        role: pulumi.Output[str] = client.subscription_id.apply(
-            lambda subscription: role_definition_id(
-                subscription, STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE
-            )
-        )
-        return role
+        return {
+            role: _role_definition(client.subscription_id, role_id)
+            for role, role_id in BLOB_ROLE_IDS.items()
+        }
 
     def _team_identity(
         self,
@@ -173,10 +177,11 @@ class BlobStorage(pulumi.ComponentResource):
         *,
         location: str,
         oidc_issuer_url: pulumi.Input[str],
-        role: pulumi.Output[str] | None,
+        grants: list[BlobGrant],
+        roles: dict[str, pulumi.Output[str]],
     ) -> None:
-        """One team's identity, the credential that trusts its pods, and its role on the
-        account; what the team's service account is annotated with comes last."""
+        """One team's identity, the credential that trusts its pods, and its roles on
+        containers; what the team's service account is annotated with comes last."""
         plain = pulumi.ResourceOptions(parent=self, protect=False)
         identity = managedidentity.UserAssignedIdentity(
             f"{name}-{plan.team}",
@@ -204,13 +209,13 @@ class BlobStorage(pulumi.ComponentResource):
                 )
             )
         # The client id reaches the service accounts only once the identity can actually be
-        # used: trusted for the team's tokens and allowed on the account. Pods that start
-        # earlier would fail their first token exchange or Blob request. With `role` None an
-        # admin grants the Blob role (docs/aks.md); the identity waits for no assignment here.
+        # used: trusted for the team's tokens and allowed on its containers. Pods that start
+        # earlier would fail their first token exchange or Blob request. Without grants an
+        # admin grants the Blob roles (docs/aks.md); the identity waits for no assignment here.
         usable: list[pulumi.Input[str]] = [identity.client_id, *(f.id for f in federated)]
-        if role is not None:
-            assignment = self._blob_assignment(name, plan.team, identity, role)
-            self.role_assignments[plan.team] = assignment
+        for grant in grants:
+            assignment = self._blob_assignment(name, grant, identity, roles[grant.role])
+            self.role_assignments[(grant.team, grant.container)] = assignment
             usable.append(assignment.id)
         client_id = pulumi.Output.all(*usable).apply(lambda values: str(values[0]))
         self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
@@ -220,19 +225,27 @@ class BlobStorage(pulumi.ComponentResource):
     def _blob_assignment(
         self,
         name: str,
-        team: str,
+        grant: BlobGrant,
         identity: managedidentity.UserAssignedIdentity,
         role: pulumi.Output[str],
     ) -> authorization.RoleAssignment:
-        """Data access on this account only, never on its group or the subscription."""
+        """Data access on one container only, never on the account, its group or the
+        subscription."""
+        team = grant.team
+        access = "read and write" if grant.role == "contributor" else "read"
         return authorization.RoleAssignment(
-            f"{name}-{team}-blob-contributor",
-            scope=self.account.id,
+            f"{name}-{team}-blob-{grant.role}-{grant.container}",
+            scope=self.containers[grant.container].id,
             principal_id=identity.principal_id,
             # The identity was just created: telling Azure its type spares the lookup that
             # fails while the new principal replicates through Entra ID.
             principal_type="ServicePrincipal",
             role_definition_id=role,
-            description=f"Ray pods of team {team} read and write Blob",
+            description=f"Ray pods of team {team} {access} container {grant.container}",
             opts=pulumi.ResourceOptions(parent=self, protect=False),
         )
+
+
+def _role_definition(subscription: pulumi.Output[str], role: str) -> pulumi.Output[str]:
+    definition: pulumi.Output[str] = subscription.apply(lambda s: role_definition_id(s, role))
+    return definition

@@ -2,6 +2,11 @@
 ConfigMap that carries its code and the NetworkPolicy its pods are reached through, and per team
 the Secret with the Hugging Face token.
 
+With `cluster.renderYamlTo` the token Secret is left out: the Kubernetes provider would write it
+into the rendered YAML in plain text (base64 is no protection). The pods still read the token
+from the Secret by name, and the program warns, naming the namespaces and the `kubectl` command
+that creates it where the YAML is applied.
+
 A RayJob is a resource that finishes. `pulumi up` does not wait for it: custom resources get no
 readiness await from the Kubernetes provider, and nothing here adds one (no `pulumi.com/waitFor`),
 except where a workload of the same `pulumi up` streams the model `model-stage` copies: then
@@ -27,6 +32,7 @@ from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
 from manifests.network import metrics_scraper, workload_network_policy
 from manifests.ray import (
+    BlobPlaces,
     hf_token_secret,
     model_path,
     payload_config_map,
@@ -34,10 +40,13 @@ from manifests.ray import (
     ray_service,
     serve_config_v2,
 )
+from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
 from manifests.staging import awaited_until_staged
+from settings.blob_access import adapter_team
 from settings.model import Settings, TeamSettings, WorkloadSettings
 from settings.workloads import STAGING_WORKLOAD
 from workloads.catalog import WORKLOADS, payload_files, requirements
+from workloads.common.layout import team_container
 from workloads.spec import WorkloadSpec
 
 # Kueue owns these fields once the object exists: it unsuspends on admission and suspends on
@@ -56,6 +65,7 @@ class _Placement:
     workload: WorkloadSettings
     team: TeamSettings
     storage_account: pulumi.Input[str] | None
+    places: BlobPlaces | None  # its containers besides the shared ones; None without Blob
     hf_token: bool
     after: list[pulumi.Resource]
     awaited: bool = False  # Pulumi waits for the job's success (model-stage, see above)
@@ -67,7 +77,8 @@ class RayWorkloads(pulumi.ComponentResource):
     workloads: dict[str, pulumi.CustomResource]  # by workload name: RayJob or RayService
     config_maps: dict[str, pulumi.CustomResource]  # by workload name (RayJobs)
     network_policies: dict[str, pulumi.CustomResource]  # by workload name
-    secrets: dict[str, pulumi.CustomResource]  # by team name, when a token is configured
+    # By team name, when a token is configured and the stack applies (never when it renders).
+    secrets: dict[str, pulumi.CustomResource]
     staged: list[str]  # enabled RayJobs without a `run` yet: nothing registered for them
 
     def __init__(
@@ -130,6 +141,10 @@ class RayWorkloads(pulumi.ComponentResource):
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
             ]
+            places = BlobPlaces(
+                team=team_container(team.name),
+                adapter=team_container(adapter_team(settings.workloads, team.name)),
+            )
             if workload.name in streaming and STAGING_WORKLOAD in self.workloads:
                 after.append(self.workloads[STAGING_WORKLOAD])
             placement = _Placement(
@@ -137,6 +152,7 @@ class RayWorkloads(pulumi.ComponentResource):
                 workload,
                 team,
                 storage_account=storage_account if uses_blob else None,
+                places=places if uses_blob else None,
                 hf_token=token is not None,
                 after=after,
                 awaited=workload.name == STAGING_WORKLOAD and bool(streaming),
@@ -162,8 +178,16 @@ class RayWorkloads(pulumi.ComponentResource):
         """Per team that runs a workload: the Secret with the Hugging Face token, if any."""
         if token is None:
             return {}
+        teams = sorted({w.team for w in enabled})
+        if settings.cluster.render_yaml_to:
+            namespaces = [settings.scheduling.team(name).namespace for name in teams]
+            if namespaces:
+                pulumi.log.warn(
+                    render_token_warning(settings.cluster.render_yaml_to, namespaces), self
+                )
+            return {}
         secrets: dict[str, pulumi.CustomResource] = {}
-        for team_name in sorted({w.team for w in enabled}):
+        for team_name in teams:
             team = settings.scheduling.team(team_name)
             secrets[team_name] = create_object(
                 f"{self._name}-{team_name}-hf-token",
@@ -190,6 +214,7 @@ class RayWorkloads(pulumi.ComponentResource):
             requirements=requirements(spec),
             hf_token=placement.hf_token,
             storage_account=placement.storage_account,
+            places=placement.places,
         )
         return create_object(
             f"{self._name}-{spec.name}",
@@ -206,7 +231,9 @@ class RayWorkloads(pulumi.ComponentResource):
 
     def _ray_service(self, placement: _Placement) -> pulumi.CustomResource:
         spec, workload = placement.spec, placement.workload
-        serve = _serve_config(workload, placement.storage_account, requirements(spec))
+        serve = _serve_config(
+            workload, placement.storage_account, placement.places, requirements(spec)
+        )
         return create_object(
             f"{self._name}-{spec.name}",
             ray_service(
@@ -230,6 +257,18 @@ class RayWorkloads(pulumi.ComponentResource):
         )
 
 
+def render_token_warning(directory: str, namespaces: Sequence[str]) -> str:
+    """What a render-mode stack says about the token Secret it leaves out."""
+    where = "namespace" if len(namespaces) == 1 else "namespaces"
+    return (
+        f"cluster.renderYamlTo: the Hugging Face token is left out of the YAML rendered to "
+        f"{directory} (the provider would write Secret {HF_TOKEN_SECRET} there in plain text); "
+        f"before applying it, create that Secret in {where} {', '.join(namespaces)}: "
+        f"kubectl create secret generic {HF_TOKEN_SECRET} --namespace <namespace> "
+        f'--from-literal={HF_TOKEN_KEY}="$HF_TOKEN"'
+    )
+
+
 def _secret(token: pulumi.Output[str]) -> pulumi.Output[str]:
     # The stack's value is a secret already; marking it again keeps that explicit here.
     secret: pulumi.Output[str] = pulumi.Output.secret(token)
@@ -242,20 +281,22 @@ def _streams_staged_model(workload: WorkloadSettings) -> bool:
 
 
 def _uses_blob(spec: WorkloadSpec, workload: WorkloadSettings) -> bool:
-    return bool(
-        spec.containers_for(
-            lora_adapter=workload.lora_adapter, blob_model=workload.model_source == "blob"
-        )
+    return spec.uses_blob(
+        lora_adapter=workload.lora_adapter, blob_model=workload.model_source == "blob"
     )
 
 
 def _serve_config(
-    workload: WorkloadSettings, account: pulumi.Input[str] | None, reqs: Sequence[str]
+    workload: WorkloadSettings,
+    account: pulumi.Input[str] | None,
+    places: BlobPlaces | None,
+    reqs: Sequence[str],
 ) -> pulumi.Input[str]:
     """The Serve config; a deploy-time value when it names the storage account."""
     low = workload.min_workers or 1
     options: dict[str, Any] = {
         "lora_adapter": workload.lora_adapter,
+        "adapter_container": places.adapter if places else None,
         "requirements": reqs,
         "model_blob_path": model_path(workload),
         "replicas": (low, workload.max_workers or low),

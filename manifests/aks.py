@@ -111,6 +111,7 @@ def managed_cluster_args(
     kubernetes_version: str,
     system_pool: dict[str, Any],
     local_accounts: bool,
+    tier: str,
     azure_monitor_profile: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ManagedCluster itself (without `resource_group_name`, which is an Output).
@@ -126,6 +127,9 @@ def managed_cluster_args(
         "dns_prefix": names.dns_prefix,
         "node_resource_group": names.node_resource_group,
         "kubernetes_version": kubernetes_version,
+        # The pricing tier (settings/model.py ClusterTier); `Base` is the only SKU name of a
+        # regular cluster (`Automatic` is AKS Automatic, a different product).
+        "sku": {"name": "Base", "tier": tier},
         # The control plane's own identity (for load balancers, disks, scale sets): Azure manages
         # its credential; nothing to rotate.
         "identity": {"type": "SystemAssigned"},

@@ -30,6 +30,18 @@ FEDERATION_AUDIENCE: Final = "api://AzureADTokenExchange"
 # contents; no management of the account, its keys or its access.
 STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE: Final = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
 STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME: Final = "Storage Blob Data Contributor"
+# Built-in role "Storage Blob Data Reader": read and list blobs, nothing else.
+STORAGE_BLOB_DATA_READER_ROLE: Final = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
+STORAGE_BLOB_DATA_READER_ROLE_NAME: Final = "Storage Blob Data Reader"
+# settings/blob_access.py's roles -> the built-in role's id and name.
+BLOB_ROLE_IDS: Final = {
+    "reader": STORAGE_BLOB_DATA_READER_ROLE,
+    "contributor": STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
+}
+BLOB_ROLE_NAMES: Final = {
+    "reader": STORAGE_BLOB_DATA_READER_ROLE_NAME,
+    "contributor": STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME,
+}
 
 
 def role_definition_id(subscription_id: str, role: str) -> str:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from typing import Any, Final
 
 import yaml
@@ -53,7 +54,6 @@ from manifests.ray_pods import (
 )
 from workloads.common import streaming
 from workloads.common.layout import (
-    ADAPTER_CONTAINER,
     ADAPTER_PREFIX,
     BASE_MODEL,
     staged_model_path,
@@ -155,9 +155,24 @@ def runtime_env(requirements: Sequence[str]) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def entrypoint_args(spec: WorkloadSpec, workload: Workload, run_id: str) -> list[str]:
+@dataclass(frozen=True)
+class BlobPlaces:
+    """The containers a workload's payload writes and reads besides the shared ones: its team's
+    own (`<team>-data`) and the one holding the LoRA adapter (settings/blob_access.py)."""
+
+    team: str
+    adapter: str
+
+
+def entrypoint_args(
+    spec: WorkloadSpec, workload: Workload, run_id: str, places: BlobPlaces | None = None
+) -> list[str]:
     """The command-line arguments the payload's `main` parses."""
     args = ["--run-id", run_id]
+    if places is not None and spec.team_container_option is not None:
+        args += [spec.team_container_option, places.team]
+    if places is not None and spec.reads_adapter and spec.kind == "RayJob":
+        args += ["--adapter-container", places.adapter]
     if "workers" in spec.options:
         args += ["--workers", str(sum(g.replicas for g in worker_groups(spec, workload)))]
     if "loraAdapter" in spec.options and not workload.lora_adapter:
@@ -181,6 +196,7 @@ def _run_id(
     requirements: Sequence[str],
     *,
     hf_token: bool,
+    places: BlobPlaces | None,
 ) -> str:
     """The digest of everything a run depends on: a change to any of it is a new run."""
     return digest(
@@ -198,6 +214,7 @@ def _run_id(
             "files": dict(files),
             "requirements": list(requirements),
             "hf_token": hf_token,
+            "blob": None if places is None else asdict(places),
             "image": RAY_IMAGE,
         }
     )
@@ -212,19 +229,21 @@ def ray_job(
     requirements: Sequence[str],
     hf_token: bool,
     storage_account: object | None,
+    places: BlobPlaces | None = None,
 ) -> dict[str, Any]:
     """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the stack's
     `run` label, the payload files, requirements, spec and settings, so any change — a new run
     label included — is a new job (and run id)."""
     if spec.kind != "RayJob" or spec.entrypoint_module is None:
         raise ValueError(f"{spec.name} is not a RayJob payload")
-    run_id = _run_id(spec, workload, team, files, requirements, hf_token=hf_token)
+    run_id = _run_id(spec, workload, team, files, requirements, hf_token=hf_token, places=places)
     name = f"{spec.name}-{run_id}"
     if len(name) > MAX_NAME_LENGTH:
         raise ValueError(f"RayJob name {name!r} is longer than {MAX_NAME_LENGTH} characters")
     metadata = _metadata(spec, workload, team, name)
     metadata["labels"][RUN_LABEL] = run_id
-    command = ["python", "-m", spec.entrypoint_module, *entrypoint_args(spec, workload, run_id)]
+    args = entrypoint_args(spec, workload, run_id, places)
+    command = ["python", "-m", spec.entrypoint_module, *args]
     return {
         "apiVersion": RAY_API_VERSION,
         "kind": "RayJob",
@@ -255,9 +274,10 @@ def ray_job(
 # --------------------------------------------------------------------------------------------
 
 
-def adapter_uri(storage_account: str) -> str:
-    """Where Ray LLM finds adapters: one subfolder per adapter (`azure://` as Ray LLM reads it)."""
-    return f"azure://{ADAPTER_CONTAINER}@{storage_account}.blob.core.windows.net/{ADAPTER_PREFIX}"
+def adapter_uri(storage_account: str, container: str) -> str:
+    """Where Ray LLM finds adapters: one subfolder per adapter (`azure://` as Ray LLM reads it),
+    in `container`, the container of the team that runs qwen-lora."""
+    return f"azure://{container}@{storage_account}.blob.core.windows.net/{ADAPTER_PREFIX}"
 
 
 def deployment_config(replicas: tuple[int, int]) -> dict[str, Any]:
@@ -280,6 +300,7 @@ def llm_config(
     storage_account: str | None,
     model_blob_path: str | None = None,
     replicas: tuple[int, int] = (1, 1),
+    adapter_container: str | None = None,
 ) -> dict[str, Any]:
     """One `ray.serve.llm.LLMConfig`, as the dict `build_openai_app` validates."""
     engine_kwargs: dict[str, Any] = {"max_model_len": 8192, "tensor_parallel_size": 1}
@@ -297,11 +318,14 @@ def llm_config(
         "log_engine_metrics": True,
     }
     if lora_adapter:
-        if not storage_account:
-            raise ValueError("the LoRA adapter is read from Blob: a storage account is required")
+        if not storage_account or not adapter_container:
+            raise ValueError(
+                "the LoRA adapter is read from Blob: a storage account and the adapter's "
+                "container are required"
+            )
         engine_kwargs.update(enable_lora=True, max_lora_rank=64, max_loras=4)
         config["lora_config"] = {
-            "dynamic_lora_loading_path": adapter_uri(storage_account),
+            "dynamic_lora_loading_path": adapter_uri(storage_account, adapter_container),
             "max_num_adapters_per_replica": 4,
         }
     return config
@@ -314,6 +338,7 @@ def serve_config(
     requirements: Sequence[str],
     model_blob_path: str | None = None,
     replicas: tuple[int, int] = (1, 1),
+    adapter_container: str | None = None,
 ) -> dict[str, Any]:
     """Ray Serve's config: `ray.serve.llm:build_openai_app` with one LLM, on port 8000."""
     llm = llm_config(
@@ -321,6 +346,7 @@ def serve_config(
         storage_account=storage_account,
         model_blob_path=model_blob_path,
         replicas=replicas,
+        adapter_container=adapter_container,
     )
     application: dict[str, Any] = {
         "name": SERVE_APP_NAME,

@@ -37,6 +37,7 @@ from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_byte
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests.autoscaler_access import autoscaler_token_mount, with_autoscaler_access
 from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
+from manifests.pod_security import container_security_context, pod_security_context
 from scheduling.amounts import Amounts
 from scheduling.podsets import PodSet
 from scheduling.workers import gpu_worker_ray_cpus, ray_resources, worker_requests
@@ -223,12 +224,8 @@ def _env(
     if code:
         env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
     if hf_token:
-        env.append(
-            {
-                "name": HF_TOKEN_ENV,
-                "valueFrom": {"secretKeyRef": {"name": HF_TOKEN_SECRET, "key": HF_TOKEN_KEY}},
-            }
-        )
+        ref = {"name": HF_TOKEN_SECRET, "key": HF_TOKEN_KEY}
+        env.append({"name": HF_TOKEN_ENV, "valueFrom": {"secretKeyRef": ref}})
     return env
 
 
@@ -258,11 +255,13 @@ def _pod_template(
         "imagePullPolicy": "IfNotPresent",
         "resources": _resources(pod),
         "env": env,
+        "securityContext": container_security_context(),
     }
     if ports:
         main["ports"] = [{"name": name, "containerPort": port} for name, port in ports]
     pod_spec: dict[str, Any] = {
         "serviceAccountName": RAY_SERVICE_ACCOUNT,
+        "securityContext": pod_security_context(),
         "containers": [main],
     }
     if node_selector:
@@ -376,6 +375,7 @@ def autoscaler_options() -> dict[str, Any]:
         "upscalingMode": "Default",
         "idleTimeoutSeconds": AUTOSCALER_IDLE_TIMEOUT_S,
         "resources": size,
+        "securityContext": container_security_context(),
         "volumeMounts": [autoscaler_token_mount()],
     }
 

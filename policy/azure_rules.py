@@ -8,6 +8,7 @@ from typing import Any
 
 from resource_inputs import (
     AGENT_POOL,
+    BLOB_CONTAINER,
     BLOB_SERVICE,
     GRAFANA,
     MANAGED_CLUSTER,
@@ -33,9 +34,9 @@ _MANAGED_CLUSTER_SCOPE = re.compile(
     r"managedClusters/[^/]+$",
     re.IGNORECASE,
 )
-_STORAGE_ACCOUNT_SCOPE = re.compile(
+_BLOB_CONTAINER_SCOPE = re.compile(
     r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Storage/"
-    r"storageAccounts/[^/]+$",
+    r"storageAccounts/[^/]+/blobServices/default/containers/[^/]+$",
     re.IGNORECASE,
 )
 
@@ -212,7 +213,8 @@ def _scoped_to(assignment: StackResource, resource_type: str, arm_scope: re.Patt
 def role_assignments_scoped_to_a_storage_account(
     resources: Sequence[StackResource],
 ) -> list[tuple[str, str]]:
-    """Data roles on one storage account; the exceptions are the deploying identity's
+    """Data roles on one Blob container (a team's data apart from every other team's); the
+    exceptions are the deploying identity's
     Kubernetes RBAC admin role on this stack's own cluster (Entra ID with Azure RBAC and no
     local accounts leaves no other way for `pulumi up` to reach the Kubernetes API), and the
     monitoring roles on the stack's own workspace and Grafana (SCOPED_ROLES)."""
@@ -223,10 +225,10 @@ def role_assignments_scoped_to_a_storage_account(
             resource_type, pattern, what = scoped
             if _scoped_to(assignment, resource_type, pattern):
                 continue
-        elif _scoped_to(assignment, STORAGE_ACCOUNT, _STORAGE_ACCOUNT_SCOPE):
+        elif _scoped_to(assignment, BLOB_CONTAINER, _BLOB_CONTAINER_SCOPE):
             continue
         else:
-            what = "a single storage account"
+            what = "a single Blob container"
         violations.append(
             (
                 assignment.urn,

@@ -117,7 +117,7 @@ POLICIES: list[Policy] = [
     ),
     _stack_policy(
         "role-assignments-scoped-to-storage",
-        "Identity: data roles scoped to one storage account, the deployer's AKS RBAC admin "
+        "Identity: data roles scoped to one Blob container, the deployer's AKS RBAC admin "
         "role to the stack's own cluster, the monitoring roles to the stack's own workspace "
         "and Grafana; never wider.",
         role_assignments_scoped_to_a_storage_account,

@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 STORAGE_ACCOUNT = "azure-native:storage:StorageAccount"
 BLOB_SERVICE = "azure-native:storage:BlobServiceProperties"
+BLOB_CONTAINER = "azure-native:storage:BlobContainer"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"

@@ -17,6 +17,7 @@ from catalog.pools import RESERVED_POOL_NAMES
 from catalog.vm_sizes import VM_SIZES, cpu_sizes, gpu_sizes
 from settings.defaults import (
     DEFAULT_CLUSTER_MODE,
+    DEFAULT_CLUSTER_TIER,
     DEFAULT_CPU_POOL,
     DEFAULT_CREATE_ROLE_ASSIGNMENTS,
     DEFAULT_DEPLOYER_PRINCIPAL_TYPE,
@@ -33,16 +34,18 @@ from settings.defaults import (
 from settings.errors import Problem
 from settings.model import (
     CLUSTER_MODES,
+    CLUSTER_TIERS,
     DEPLOYER_PRINCIPAL_TYPES,
     GPU_DRIVERS,
     ClusterMode,
     ClusterSettings,
+    ClusterTier,
     CpuPool,
     GpuPool,
     MaintenanceWindow,
     SystemPool,
 )
-from settings.reader import Section, choices_text, join
+from settings.reader import Section, choices_text, describe, join
 
 CLUSTER_KEYS: Final = (
     "mode",
@@ -57,6 +60,7 @@ CLUSTER_KEYS: Final = (
     "deployerPrincipalType",
     "createRoleAssignments",
     "maintenanceWindow",
+    "tier",
 )
 _SYSTEM_POOL_KEYS: Final = ("vmSize", "count")
 _CPU_POOL_KEYS: Final = ("vmSize", "minCount", "maxCount")
@@ -100,7 +104,30 @@ def parse_cluster(raw: Section | None, problems: list[Problem]) -> ClusterSettin
         ),
         create_role_assignments=_create_role_assignments(section, mode),
         maintenance_window=maintenance_window,
+        tier=_tier(section, mode),
     )
+
+
+def _tier(section: Section, mode: ClusterMode) -> ClusterTier:
+    """`cluster.tier`: the AKS pricing tier, exactly as Azure spells it (aks mode only)."""
+    if mode != "aks" and section.has("tier"):
+        section.problem(
+            join(section.path, "tier"),
+            "is only used when mode is aks (the AKS pricing tier of the cluster the stack "
+            "creates); remove it, an existing cluster's tier is set where that cluster is managed",
+        )
+        return DEFAULT_CLUSTER_TIER
+    value = section.value.get("tier")
+    if isinstance(value, str) and value not in CLUSTER_TIERS:
+        spelled = next((t for t in CLUSTER_TIERS if t.lower() == value.strip().lower()), None)
+        hint = f"; write {spelled!r}" if spelled else ""
+        section.problem(
+            join(section.path, "tier"),
+            f"must be one of {', '.join(CLUSTER_TIERS)} (the AKS pricing tier), "
+            f"got {describe(value)}{hint}",
+        )
+        return DEFAULT_CLUSTER_TIER
+    return section.literal("tier", CLUSTER_TIERS, DEFAULT_CLUSTER_TIER)
 
 
 def _create_role_assignments(section: Section, mode: ClusterMode) -> bool:

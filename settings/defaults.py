@@ -21,6 +21,7 @@ from catalog.azure import MIN_MAINTENANCE_HOURS
 from catalog.versions import ChartSource
 from settings.model import (
     ClusterMode,
+    ClusterTier,
     CpuPool,
     DeployerPrincipalType,
     GpuDriver,
@@ -29,7 +30,7 @@ from settings.model import (
     QueueingStrategy,
     SystemPool,
 )
-from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER, MODELS_CONTAINER
+from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
 
 DEFAULT_LOCATION: Final = "eastus2"
 
@@ -37,6 +38,11 @@ DEFAULT_LOCATION: Final = "eastus2"
 DEFAULT_CLUSTER_MODE: Final[ClusterMode] = "aks"
 DEFAULT_KUBECONFIG_CONTEXT: Final = ""  # only an existing cluster names one
 DEFAULT_KUBERNETES_VERSION: Final = "1.35"
+# Standard unless a stack says otherwise: a cluster that runs GPU bills gets the uptime SLA and
+# the control plane AKS sizes for more than 10 nodes (Free is "not advised for production").
+# Standard costs a fixed fee per cluster-hour, less than a tenth of one A100 node-hour; a
+# throwaway stack opts into Free (stacks/Pulumi.dev.yaml).
+DEFAULT_CLUSTER_TIER: Final[ClusterTier] = "Standard"
 DEFAULT_GPU_DRIVER: Final[GpuDriver] = "operator"
 DEFAULT_SYSTEM_POOL: Final = SystemPool(vm_size="Standard_D4ds_v6", count=2)
 DEFAULT_CPU_POOL: Final = CpuPool(vm_size="Standard_D8ds_v6", min_count=1, max_count=3)
@@ -58,8 +64,9 @@ DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
 
 # storage
 DEFAULT_STORAGE_ENABLED: Final = True
-# The containers the payloads use (workloads/common/layout.py).
-DEFAULT_CONTAINERS: Final = (DATASETS_CONTAINER, CHECKPOINTS_CONTAINER, MODELS_CONTAINER)
+# The shared containers every team reads (workloads/common/layout.py); each team also gets its
+# own `<team>-data`, which is not listed here.
+DEFAULT_CONTAINERS: Final = (DATASETS_CONTAINER, MODELS_CONTAINER)
 DEFAULT_STORAGE_PROTECT: Final = False
 
 # scheduling

@@ -19,6 +19,11 @@ from workloads.catalog import WORKLOADS
 
 ClusterMode = Literal["aks", "existing"]
 CLUSTER_MODES: Final[tuple[ClusterMode, ...]] = ("aks", "existing")
+# The AKS pricing tier (the ManagedCluster's `sku.tier`): Free has no uptime SLA and is meant for
+# clusters of up to 10 nodes; Standard adds the financially backed uptime SLA and a control
+# plane sized for up to 5,000 nodes; Premium is Standard plus Long Term Support eligibility.
+ClusterTier = Literal["Free", "Standard", "Premium"]
+CLUSTER_TIERS: Final[tuple[ClusterTier, ...]] = ("Free", "Standard", "Premium")
 GpuDriver = Literal["operator", "aks"]
 GPU_DRIVERS: Final[tuple[GpuDriver, ...]] = ("operator", "aks")
 # Azure's principal type of the identity running `pulumi up` (Azure checks it), or None to grant it
@@ -93,6 +98,8 @@ class ClusterSettings:
     create_role_assignments: bool
     # When AKS may upgrade and re-image (aks mode only).
     maintenance_window: MaintenanceWindow
+    # The AKS pricing tier (aks mode only).
+    tier: ClusterTier
 
     def gpu_pool(self, name: str) -> GpuPool:
         return next(pool for pool in self.gpu_pools if pool.name == name)

@@ -22,7 +22,7 @@ from settings.observability import OBSERVABILITY_KEYS, parse_observability
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
-from settings.storage import STORAGE_KEYS, parse_storage
+from settings.storage import STORAGE_KEYS, check_team_containers, parse_storage
 from settings.workloads import WORKLOAD_KEYS, parse_workloads
 
 TOP_LEVEL_KEYS: Final = (
@@ -65,6 +65,14 @@ def parse_settings(
     )
     workloads = parse_workloads(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
+    )
+    check_team_containers(
+        storage,
+        scheduling,
+        workloads,
+        # An existing account's access is granted where it is managed.
+        grants_created=cluster.mode == "aks" and cluster.create_role_assignments,
+        problems=problems,
     )
     operators = parse_operators(top.mapping("operators", OPERATOR_KEYS), problems, cluster)
     check_deployable(location, cluster, operators, problems)

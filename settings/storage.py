@@ -1,14 +1,21 @@
-"""`storage`: whether the stack has Blob storage, its containers, and whether it is protected."""
+"""`storage`: whether the stack has Blob storage, its shared containers, and whether it is
+protected; and the teams' own containers, which follow from the team names."""
 
 from __future__ import annotations
 
 from typing import Final
 
-from catalog.azure import BLOB_CONTAINER_NAME_PATTERN, STORAGE_ACCOUNT_NAME_PATTERN
+from catalog.azure import (
+    BLOB_CONTAINER_NAME_PATTERN,
+    MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION,
+    STORAGE_ACCOUNT_NAME_PATTERN,
+)
+from settings.blob_access import blob_grants
 from settings.defaults import DEFAULT_CONTAINERS, DEFAULT_STORAGE_ENABLED, DEFAULT_STORAGE_PROTECT
 from settings.errors import Problem
-from settings.model import StorageSettings
-from settings.reader import Section, describe, string_problem
+from settings.model import SchedulingSettings, StorageSettings, WorkloadSettings
+from settings.reader import Section, describe, join, string_problem
+from workloads.common.layout import TEAM_CONTAINER_SUFFIX, team_container
 
 STORAGE_KEYS: Final = ("enabled", "containers", "protect", "existingAccount")
 
@@ -50,3 +57,56 @@ def _containers(section: Section) -> tuple[str, ...]:
         else:
             containers.append(name)
     return tuple(containers)
+
+
+def check_team_containers(
+    storage: StorageSettings,
+    scheduling: SchedulingSettings,
+    workloads: tuple[WorkloadSettings, ...],
+    *,
+    grants_created: bool,
+    problems: list[Problem],
+) -> None:
+    """Each team's own container (`<team>-data`) must be a valid Blob container name that no
+    shared container takes, and the stack's Blob role assignments must fit Azure's limit.
+
+    `grants_created`: the stack writes the teams' role assignments itself."""
+    if not storage.enabled:
+        return
+    shared = set(storage.containers)
+    for team in scheduling.teams:
+        container = team_container(team.name)
+        path = join(scheduling.team_path(team.name), "name")
+        if not BLOB_CONTAINER_NAME_PATTERN.fullmatch(container):
+            problems.append(
+                Problem(
+                    path,
+                    f"team {team.name!r} would get the Blob container {container!r}, which Azure "
+                    f"refuses (3-63 lowercase letters, digits and single hyphens): name the team "
+                    f"with at most {63 - len(TEAM_CONTAINER_SUFFIX)} characters and no '--'",
+                )
+            )
+        elif container in shared:
+            index = storage.containers.index(container)
+            problems.append(
+                Problem(
+                    f"storage.containers[{index}]",
+                    f"{container!r} is team {team.name}'s own container (every team gets "
+                    f"<team>{TEAM_CONTAINER_SUFFIX}); name the shared container differently",
+                )
+            )
+    if not grants_created:
+        return
+    teams = [team.name for team in scheduling.teams]
+    count = len(blob_grants(teams, storage.containers, workloads))
+    if count > MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION:
+        problems.append(
+            Problem(
+                "scheduling.departments",
+                f"{len(teams):,} teams need {count:,} Blob role assignments (one per team and "
+                "container it reaches), above Azure's limit of "
+                f"{MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION:,} per subscription: use fewer "
+                "teams or shared containers, or set cluster.createRoleAssignments: false and "
+                "grant access some other way",
+            )
+        )

@@ -214,21 +214,24 @@ def _check_blob_containers(
     blob_model: bool,
     storage: StorageSettings,
 ) -> None:
-    """An enabled workload that reads or writes Blob needs storage and its containers."""
-    containers = spec.containers_for(lora_adapter=lora_adapter, blob_model=blob_model)
-    if not containers:
+    """An enabled workload that reads or writes Blob needs storage and its shared containers
+    (its team's own container always exists with storage)."""
+    if not spec.uses_blob(lora_adapter=lora_adapter, blob_model=blob_model):
         return
+    containers = spec.containers_for(blob_model=blob_model)
     hints = []
-    if lora_adapter and not spec.containers:
+    # Without these two options it would need no Blob at all: say how to turn them off.
+    always = bool(spec.containers or spec.writes_shared or spec.team_container_option)
+    if lora_adapter and not always:
         hints.append("set loraAdapter: false to serve the base model only")
-    if blob_model and not spec.containers:
+    if blob_model and not always:
         hints.append("set modelSource: huggingface")
     adapter_hint = f", or {' and '.join(hints)}" if hints else ""
     path = join(entry.path, "enabled")
     if not storage.enabled:
         entry.problem(
             path,
-            f"{spec.name} uses Blob ({', '.join(containers)}) but "
+            f"{spec.name} uses Blob ({_blob_uses(spec, lora_adapter, containers)}) but "
             f"storage.enabled is false; enable storage or disable this workload{adapter_hint}",
         )
         return
@@ -239,6 +242,15 @@ def _check_blob_containers(
             f"{spec.name} needs the Blob containers {', '.join(missing)}; add "
             f"them to storage.containers{adapter_hint}",
         )
+
+
+def _blob_uses(spec: WorkloadSpec, lora_adapter: bool, shared: tuple[str, ...]) -> str:
+    uses = list(shared)
+    if spec.team_container_option:
+        uses.append("its team's container")
+    if spec.reads_adapter and lora_adapter:
+        uses.append("the LoRA adapter")
+    return ", ".join(uses)
 
 
 _RUN_HINT: Final = (

@@ -97,7 +97,18 @@ def _forget_train_module() -> None:
 def test_the_model_is_built_with_autocast_and_lora(
     train: Any, model: str, kind: type[_FakeAurora]
 ) -> None:
-    options = aurora.parse_args(["--run-id", "r", "--model", model, "--lora-mode", "all"])
+    options = aurora.parse_args(
+        [
+            "--checkpoint-container",
+            "team-a-data",
+            "--run-id",
+            "r",
+            "--model",
+            model,
+            "--lora-mode",
+            "all",
+        ]
+    )
     built = train.build_model(options)
     assert type(built) is kind
     assert built.kwargs == {
@@ -110,7 +121,9 @@ def test_the_model_is_built_with_autocast_and_lora(
 
 
 def test_training_turns_on_activation_checkpointing_and_trains_only_lora(train: Any) -> None:
-    model: Any = train.build_model(aurora.parse_args(["--run-id", "r"]))
+    model: Any = train.build_model(
+        aurora.parse_args(["--checkpoint-container", "team-a-data", "--run-id", "r"])
+    )
     losses = train.fit(model, [object()], steps=0, learning_rate=1e-4, device="cpu")
     assert losses == []
     assert model.calls == [

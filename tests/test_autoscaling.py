@@ -32,6 +32,14 @@ AUTOSCALER = {
         "requests": {"cpu": "500m", "memory": "512Mi"},
         "limits": {"memory": "512Mi", "cpu": "500m"},
     },
+    # The sidecar runs the Ray image as its own user, like the Ray containers
+    # (manifests/pod_security.py).
+    "securityContext": {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    },
     # Its Kubernetes API token, mounted into the sidecar alone (tests/test_autoscaler_access.py).
     "volumeMounts": [
         {

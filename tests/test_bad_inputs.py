@@ -221,6 +221,9 @@ GIB = 1024**3
 def _pools_of(config: dict[str, Any], gpu_nodes: int) -> None:
     cluster = config["aks-ray-platform:cluster"]
     cluster["cpuPool"]["maxCount"] = 1000  # AKS's most
+    # 10,000 teams' Blob grants would pass Azure's 4,000 role assignments per subscription
+    # (refused on its own: tests/test_blob_isolation.py); here an admin grants them.
+    cluster["createRoleAssignments"] = False
     for pool in cluster["gpuPools"]:
         pool["maxCount"] = gpu_nodes
 

@@ -227,9 +227,7 @@ def test_a_run_label_written_as_a_decimal_number_is_a_label(tmp_path: Path) -> N
 
 
 def test_binary_and_set_values_inside_a_section_are_refused_cleanly(tmp_path: Path) -> None:
-    stack = _dev_with(
-        tmp_path, "containers: [datasets, checkpoints, models]", "containers: !!set {datasets}"
-    )
+    stack = _dev_with(tmp_path, "containers: [datasets, models]", "containers: !!set {datasets}")
     run = cli("plan", "--config", stack)
     assert run.code == 1
     assert run.stderr.splitlines() == [

@@ -150,7 +150,7 @@ AKSRAY_MODULES: Final = {
     ),
     "presenters": (
         "report.py", "markdown.py", "mermaid.py", "tables.py", "tree.py", "render.py",
-        "folding.py", "departments.py",
+        "folding.py", "departments.py", "cluster_summary.py", "storage_summary.py",
     ),
     "rehearse": ("rehearse/",),
     "cli": ("cli.py", "rehearse/__main__.py"),

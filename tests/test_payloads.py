@@ -20,11 +20,16 @@ from manifests import ray
 from tests.support.harness import planned
 from workloads.aurora_finetune import main as aurora
 from workloads.common import blob
-from workloads.common.layout import ADAPTER_CONTAINER, ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL
+from workloads.common.layout import ADAPTER_NAME, ADAPTER_PREFIX, BASE_MODEL
 from workloads.model_stage import main as model_stage
 from workloads.qwen_lora import launch
 from workloads.qwen_lora import main as qwen
 from workloads.vllm_batch import main as vllm
+
+# The containers the program names on every payload's command line (manifests/ray.py).
+AURORA_BLOB = ["--checkpoint-container", "team-a-data"]
+QWEN_BLOB = ["--adapter-container", "team-a-data"]
+VLLM_BLOB = ["--output-container", "team-b-data", "--adapter-container", "team-a-data"]
 
 
 @dataclass
@@ -93,9 +98,9 @@ def test_every_entrypoint_parses_with_its_payload(stack: str) -> None:
 @pytest.mark.parametrize(
     ("payload", "required"),
     [
-        (aurora, ["--run-id", "r"]),
-        (qwen, ["--run-id", "r", "--workers", "1"]),
-        (vllm, ["--run-id", "r"]),
+        (aurora, [*AURORA_BLOB, "--run-id", "r"]),
+        (qwen, [*QWEN_BLOB, "--run-id", "r", "--workers", "1"]),
+        (vllm, [*VLLM_BLOB, "--run-id", "r"]),
     ],
     ids=["aurora-finetune", "qwen-lora", "vllm-batch"],
 )
@@ -115,12 +120,12 @@ def test_each_payload_option_is_declared_once_in_its_options(
 
 
 def test_the_payloads_default_to_the_shared_blob_layout() -> None:
-    qwen_options = qwen.parse_args(["--run-id", "r", "--workers", "1"])
-    vllm_options = vllm.parse_args(["--run-id", "r"])
+    qwen_options = qwen.parse_args([*QWEN_BLOB, "--run-id", "r", "--workers", "1"])
+    vllm_options = vllm.parse_args([*VLLM_BLOB, "--run-id", "r"])
     for options in (qwen_options, vllm_options):
-        assert (options.model, options.adapter_container) == (BASE_MODEL, ADAPTER_CONTAINER)
+        assert (options.model, options.adapter_container) == (BASE_MODEL, "team-a-data")
         assert (options.adapter_prefix, options.adapter_name) == (ADAPTER_PREFIX, ADAPTER_NAME)
-    assert ray.adapter_uri("acct").endswith(f"/{ADAPTER_PREFIX}")
+    assert ray.adapter_uri("acct", "team-a-data").endswith(f"/{ADAPTER_PREFIX}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -174,22 +179,26 @@ def test_download_refuses_a_blob_that_escapes(tmp_path: Path) -> None:
 
 
 def test_aurora_arguments_and_layout() -> None:
-    options = aurora.parse_args(["--run-id", "r1", "--steps", "5", "--lora-mode", "all"])
+    options = aurora.parse_args(
+        [*AURORA_BLOB, "--run-id", "r1", "--steps", "5", "--lora-mode", "all"]
+    )
     assert (options.steps, options.lora_mode, options.model) == (5, "all", "pretrained")
-    assert options.lora_blob == "aurora-finetune/r1/lora.pt"
-    assert options.metrics_blob == "aurora-finetune/r1/metrics.json"
-    assert (options.dataset_container, options.checkpoint_container) == ("datasets", "checkpoints")
+    # In the team's own container, under checkpoints/ (workloads/common/layout.py).
+    assert options.lora_blob == "checkpoints/aurora-finetune/r1/lora.pt"
+    assert options.metrics_blob == "checkpoints/aurora-finetune/r1/metrics.json"
+    assert (options.dataset_container, options.checkpoint_container) == ("datasets", "team-a-data")
 
 
 @pytest.mark.parametrize(
     "argv",
     [
         [],
-        ["--run-id", "../x"],
-        ["--run-id", "r", "--steps", "0"],
-        ["--run-id", "r", "--lora-mode", "some"],
-        ["--run-id", "r", "--learning-rate", "2"],
-        ["--run-id", "r", "--max-samples", "-1"],
+        [*AURORA_BLOB, "--run-id", "../x"],
+        [*AURORA_BLOB, "--run-id", "r", "--steps", "0"],
+        [*AURORA_BLOB, "--run-id", "r", "--lora-mode", "some"],
+        [*AURORA_BLOB, "--run-id", "r", "--learning-rate", "2"],
+        [*AURORA_BLOB, "--run-id", "r", "--max-samples", "-1"],
+        ["--run-id", "r"],  # no team container: the program always names it
     ],
 )
 def test_aurora_rejects_bad_arguments(argv: list[str]) -> None:
@@ -204,7 +213,9 @@ def test_aurora_rejects_bad_arguments(argv: list[str]) -> None:
 
 
 def test_llamafactory_config() -> None:
-    options = qwen.parse_args(["--run-id", "r1", "--workers", "4", "--max-samples", "100"])
+    options = qwen.parse_args(
+        [*QWEN_BLOB, "--run-id", "r1", "--workers", "4", "--max-samples", "100"]
+    )
     args = qwen.llamafactory_args(options)
     assert args["model_name_or_path"] == BASE_MODEL
     assert (args["stage"], args["finetuning_type"], args["do_train"]) == ("sft", "lora", True)
@@ -215,18 +226,23 @@ def test_llamafactory_config() -> None:
     assert args["template"] == "qwen"
     assert args["max_samples"] == 100
     assert "max_samples" not in qwen.llamafactory_args(
-        qwen.parse_args(["--run-id", "r", "--workers", "1"])
+        qwen.parse_args([*QWEN_BLOB, "--run-id", "r", "--workers", "1"])
     )
     # The adapter lands where vllm-batch and llm-serve load it from.
     assert (options.adapter_container, options.adapter_blob_prefix) == (
-        ADAPTER_CONTAINER,
+        "team-a-data",
         f"{ADAPTER_PREFIX}/{ADAPTER_NAME}",
     )
 
 
 @pytest.mark.parametrize(
     "argv",
-    [["--run-id", "r"], ["--run-id", "r", "--workers", "0"], ["--workers", "2"]],
+    [
+        [*QWEN_BLOB, "--run-id", "r"],
+        [*QWEN_BLOB, "--run-id", "r", "--workers", "0"],
+        [*QWEN_BLOB, "--workers", "2"],
+        ["--run-id", "r", "--workers", "2"],  # no adapter container
+    ],
 )
 def test_qwen_rejects_bad_arguments(argv: list[str]) -> None:
     with pytest.raises(SystemExit):
@@ -252,7 +268,7 @@ def test_every_node_stages_the_dataset_for_llamafactory(
         return container
 
     monkeypatch.setattr(blob, "container_client", client)
-    options = qwen.parse_args(["--run-id", "r1", "--workers", "2"])
+    options = qwen.parse_args([*QWEN_BLOB, "--run-id", "r1", "--workers", "2"])
     assert qwen.stage_dataset(options.__dict__, "acct") == 2
     assert made == [("acct", "datasets")]
     info = json.loads((tmp_path / "r1" / "data" / "dataset_info.json").read_text())
@@ -264,7 +280,9 @@ def test_every_node_stages_the_dataset_for_llamafactory(
 
 
 def test_sharegpt_datasets_name_their_messages_column() -> None:
-    options = qwen.parse_args(["--run-id", "r", "--workers", "1", "--dataset-format", "sharegpt"])
+    options = qwen.parse_args(
+        [*QWEN_BLOB, "--run-id", "r", "--workers", "1", "--dataset-format", "sharegpt"]
+    )
     assert qwen.dataset_info(options)[qwen.DATASET_NAME]["columns"] == {"messages": "conversations"}
 
 
@@ -274,7 +292,7 @@ def test_only_the_node_with_the_adapter_uploads_it(
     monkeypatch.setattr(qwen, "LOCAL_ROOT", tmp_path)
     container = FakeContainer()
     monkeypatch.setattr(blob, "container_client", lambda account, name: container)
-    options = qwen.parse_args(["--run-id", "r1", "--workers", "2"])
+    options = qwen.parse_args([*QWEN_BLOB, "--run-id", "r1", "--workers", "2"])
     assert qwen.upload_adapter(options.__dict__, "acct") == []  # a node without it
     output = tmp_path / "r1" / "output"
     (output / "checkpoint-500").mkdir(parents=True)
@@ -297,17 +315,20 @@ def test_only_the_node_with_the_adapter_uploads_it(
 
 
 def test_vllm_processor_config_with_and_without_the_adapter() -> None:
-    with_lora = vllm.processor_config(vllm.parse_args(["--run-id", "r"]), "acct")
+    with_lora = vllm.processor_config(vllm.parse_args([*VLLM_BLOB, "--run-id", "r"]), "acct")
     assert with_lora["model_source"] == BASE_MODEL
+    # The adapter in qwen-lora's team's container, where vllm-batch's team may only read.
     assert with_lora["dynamic_lora_loading_path"] == (
-        "azure://models@acct.blob.core.windows.net/qwen-lora"
+        "azure://team-a-data@acct.blob.core.windows.net/adapters/qwen-lora"
     )
     assert with_lora["engine_kwargs"]["enable_lora"] is True
-    base = vllm.processor_config(vllm.parse_args(["--run-id", "r", "--no-lora"]), "acct")
+    base = vllm.processor_config(
+        vllm.parse_args([*VLLM_BLOB, "--run-id", "r", "--no-lora"]), "acct"
+    )
     assert "dynamic_lora_loading_path" not in base
     assert "enable_lora" not in base["engine_kwargs"]
     # The batch job and the endpoint read the adapter from the same place.
-    assert with_lora["dynamic_lora_loading_path"] == ray.adapter_uri("acct")
+    assert with_lora["dynamic_lora_loading_path"] == ray.adapter_uri("acct", "team-a-data")
 
 
 def test_vllm_rows() -> None:
@@ -331,12 +352,12 @@ def test_vllm_rows() -> None:
 
 
 def test_vllm_layout_and_bad_arguments() -> None:
-    options = vllm.parse_args(["--run-id", "r9", "--output-prefix", "/out/"])
+    options = vllm.parse_args([*VLLM_BLOB, "--run-id", "r9", "--output-prefix", "/out/"])
     assert options.output_path == "out/r9"
     with pytest.raises(SystemExit):
-        vllm.parse_args(["--run-id", "r", "--temperature", "3"])
+        vllm.parse_args([*VLLM_BLOB, "--run-id", "r", "--temperature", "3"])
     with pytest.raises(SystemExit):
-        vllm.parse_args(["--run-id", "r", "--lora", "--no-lora"])
+        vllm.parse_args([*VLLM_BLOB, "--run-id", "r", "--lora", "--no-lora"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -352,7 +373,7 @@ def test_llm_config_needs_an_account_only_for_the_adapter() -> None:
 
 
 def test_batch_streams_the_staged_model_and_reads_its_tokenizer_from_blob() -> None:
-    options = vllm.parse_args(["--run-id", "r", "--model-blob-path", "/hf/org/m/main/"])
+    options = vllm.parse_args([*VLLM_BLOB, "--run-id", "r", "--model-blob-path", "/hf/org/m/main/"])
     config = vllm.processor_config(options, "acct")
     assert config["model_source"] == "az://models/hf/org/m/main"
     assert config["engine_kwargs"]["load_format"] == "runai_streamer"
@@ -360,16 +381,20 @@ def test_batch_streams_the_staged_model_and_reads_its_tokenizer_from_blob() -> N
     tokenizer = "azure://models@acct.blob.core.windows.net/hf/org/m/main"
     for stage in ("chat_template_stage", "tokenize_stage", "detokenize_stage"):
         assert config[stage] == {"model_source": tokenizer}
-    hub = vllm.processor_config(vllm.parse_args(["--run-id", "r"]), "acct")
+    hub = vllm.processor_config(vllm.parse_args([*VLLM_BLOB, "--run-id", "r"]), "acct")
     assert hub["model_source"] == BASE_MODEL
     assert "load_format" not in hub["engine_kwargs"]
     assert "tokenize_stage" not in hub
 
 
 def test_batch_engine_pool_autoscales_between_min_and_max_workers() -> None:
-    fixed = vllm.parse_args(["--run-id", "r", "--min-workers", "2", "--max-workers", "2"])
+    fixed = vllm.parse_args(
+        [*VLLM_BLOB, "--run-id", "r", "--min-workers", "2", "--max-workers", "2"]
+    )
     assert vllm.processor_config(fixed, "a")["concurrency"] == 2
-    elastic = vllm.parse_args(["--run-id", "r", "--min-workers", "1", "--max-workers", "4"])
+    elastic = vllm.parse_args(
+        [*VLLM_BLOB, "--run-id", "r", "--min-workers", "1", "--max-workers", "4"]
+    )
     assert vllm.processor_config(elastic, "a")["concurrency"] == (1, 4)
     with pytest.raises(ValueError, match="below --min-workers"):
-        vllm.parse_args(["--run-id", "r", "--min-workers", "3", "--max-workers", "2"])
+        vllm.parse_args([*VLLM_BLOB, "--run-id", "r", "--min-workers", "3", "--max-workers", "2"])

@@ -23,6 +23,11 @@ from workloads.common.layout import ADAPTER_NAME
 from workloads.qwen_lora import main as qwen
 from workloads.vllm_batch import main as vllm
 
+# The containers the program names on every payload's command line (manifests/ray.py).
+AURORA_BLOB = ["--checkpoint-container", "team-a-data"]
+QWEN_BLOB = ["--adapter-container", "team-a-data"]
+VLLM_BLOB = ["--output-container", "team-b-data", "--adapter-container", "team-a-data"]
+
 pytestmark = pytest.mark.payload
 
 _AURORA_SURF = ("2t", "10u", "10v", "msl")
@@ -88,7 +93,9 @@ def test_llamafactory_parses_the_training_config_without_extra_keys(
     )
     from llamafactory.hparams.parser import _parse_train_args
 
-    options = qwen.parse_args(["--run-id", "r1", "--workers", "4", "--max-samples", "10"])
+    options = qwen.parse_args(
+        [*QWEN_BLOB, "--run-id", "r1", "--workers", "4", "--max-samples", "10"]
+    )
     args = qwen.llamafactory_args(options)
     known = {
         f.name
@@ -132,7 +139,7 @@ def test_llamafactory_reads_the_staged_dataset_info(
         {"qwen-lora/sft/a.jsonl": json.dumps({"instruction": "q", "output": "a"}).encode()}
     )
     monkeypatch.setattr(blob, "container_client", lambda account, name: container)
-    options = qwen.parse_args(["--run-id", "r1", "--workers", "1"])
+    options = qwen.parse_args([*QWEN_BLOB, "--run-id", "r1", "--workers", "1"])
     assert qwen.stage_dataset(options.__dict__, "acct") == 1
     (attr,) = get_dataset_list([qwen.DATASET_NAME], str(options.dataset_dir))
     assert (attr.load_from, attr.dataset_name, attr.formatting) == ("file", "sft", "alpaca")
@@ -183,7 +190,9 @@ def test_serve_llm_configs_validate_with_rays_llm_config(
     assert parsed.model_id == ray.SERVE_MODEL_ID
     if lora:
         assert parsed.lora_config is not None
-        assert parsed.lora_config.dynamic_lora_loading_path == ray.adapter_uri("acct")
+        assert parsed.lora_config.dynamic_lora_loading_path == ray.adapter_uri(
+            "acct", "team-a-data"
+        )
     else:
         assert parsed.lora_config is None
     source = parsed.model_loading_config.model_source
@@ -210,12 +219,12 @@ def test_serve_llm_configs_validate_with_rays_llm_config(
 def test_batch_processor_config_validates_with_ray_data_llm() -> None:
     from ray.data.llm import vLLMEngineProcessorConfig
 
-    for argv in (["--run-id", "r"], ["--run-id", "r", "--no-lora"]):
+    for argv in ([*VLLM_BLOB, "--run-id", "r"], [*VLLM_BLOB, "--run-id", "r", "--no-lora"]):
         options = vllm.parse_args(argv)
         config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
         assert config.model_source == options.model
         assert config.batch_size == options.batch_size
-        expected = ray.adapter_uri("acct") if options.lora else None
+        expected = ray.adapter_uri("acct", "team-a-data") if options.lora else None
         assert config.dynamic_lora_loading_path == expected
     row = vllm.preprocess({"prompt": "x"}, adapter=ADAPTER_NAME, max_tokens=4, temperature=0)
     assert row["model"] == ADAPTER_NAME
@@ -240,7 +249,7 @@ def test_the_vllm_engine_check_reserves_what_ray_datas_engine_stage_asks_for(
     monkeypatch.setattr(vllm_engine_proc, "get_or_create_telemetry_agent", _NoTelemetry)
     for low, high in ((1, 1), (1, 3)):
         options = vllm.parse_args(
-            ["--run-id", "r", "--min-workers", str(low), "--max-workers", str(high)]
+            [*VLLM_BLOB, "--run-id", "r", "--min-workers", str(low), "--max-workers", str(high)]
         )
         config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
         stage = build_processor(config).get_stage_by_name("vLLMEngineStage")
@@ -260,7 +269,7 @@ def test_streaming_elastic_batch_config_validates_with_ray_data_llm() -> None:
         resolve_stage_config,
     )
 
-    argv = ["--run-id", "r", "--model-blob-path", STAGED, "--min-workers", "1"]
+    argv = [*VLLM_BLOB, "--run-id", "r", "--model-blob-path", STAGED, "--min-workers", "1"]
     options = vllm.parse_args([*argv, "--max-workers", "4"])
     config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
     assert config.model_source == f"az://models/{STAGED}"
@@ -371,7 +380,7 @@ def test_one_aurora_lora_step_trains_only_lora_and_writes_the_checkpoint() -> No
 
     containers = {
         "datasets": FakeContainer({"aurora/train/s0.npz": _sample_bytes()}),
-        "checkpoints": FakeContainer(),
+        "team-a-data": FakeContainer(),
     }
     models: list[Any] = []
 
@@ -380,7 +389,9 @@ def test_one_aurora_lora_step_trains_only_lora_and_writes_the_checkpoint() -> No
         models.append((model, {k: v.clone() for k, v in model.state_dict().items()}))
         return model
 
-    options = aurora.parse_args(["--run-id", "r1", "--steps", "1", "--learning-rate", "0.01"])
+    options = aurora.parse_args(
+        [*AURORA_BLOB, "--run-id", "r1", "--steps", "1", "--learning-rate", "0.01"]
+    )
     result = train.run(
         options, account="acct", client=lambda a, c: containers[c], model_factory=factory
     )
@@ -390,10 +401,11 @@ def test_one_aurora_lora_step_trains_only_lora_and_writes_the_checkpoint() -> No
     after = model.state_dict()
     changed = {k for k in before if not torch.equal(before[k], after[k])}
     assert changed and all("lora" in k for k in changed)
-    stored = containers["checkpoints"].blobs
-    weights = torch.load(io.BytesIO(stored["aurora-finetune/r1/lora.pt"]), weights_only=True)
+    stored = containers["team-a-data"].blobs
+    lora = stored["checkpoints/aurora-finetune/r1/lora.pt"]
+    weights = torch.load(io.BytesIO(lora), weights_only=True)
     assert set(weights) == {k for k in after if "lora" in k}
-    metrics = json.loads(stored["aurora-finetune/r1/metrics.json"])
+    metrics = json.loads(stored["checkpoints/aurora-finetune/r1/metrics.json"])
     assert metrics["options"]["run_id"] == "r1"
 
 
@@ -420,9 +432,11 @@ def test_the_model_the_job_trains_has_autocast_and_activation_checkpointing(
 
     containers = {
         "datasets": FakeContainer({"aurora/train/s0.npz": _sample_bytes()}),
-        "checkpoints": FakeContainer(),
+        "team-a-data": FakeContainer(),
     }
-    options = aurora.parse_args(["--run-id", "r1", "--model", "small-pretrained", "--steps", "1"])
+    options = aurora.parse_args(
+        [*AURORA_BLOB, "--run-id", "r1", "--model", "small-pretrained", "--steps", "1"]
+    )
     result = train.run(
         options, account="acct", client=lambda a, c: containers[c], model_factory=job_model
     )
@@ -437,6 +451,6 @@ def test_the_model_the_job_trains_has_autocast_and_activation_checkpointing(
     guide = inspect.signature(Aurora.configure_activation_checkpointing).parameters
     assert checkpointed == set(guide["module_names"].default)
     # The LoRA weights keep their plain names: they load into an unwrapped model.
-    stored = containers["checkpoints"].blobs["aurora-finetune/r1/lora.pt"]
+    stored = containers["team-a-data"].blobs["checkpoints/aurora-finetune/r1/lora.pt"]
     weights = torch.load(io.BytesIO(stored), weights_only=True)
     assert weights and all("lora" in k and "_checkpoint_wrapped" not in k for k in weights)

@@ -100,6 +100,17 @@ BREAKS: list[tuple[str, Select, Callable[[Inputs], None], str | None]] = [
         "scope",
     ),
     (
+        # The whole account: every team's data, not one container.
+        "role-assignments-scoped-to-storage",
+        DATA_ROLE,
+        setter(
+            "scope",
+            value="/subscriptions/s/resourceGroups/rg-data/providers/Microsoft.Storage/"
+            "storageAccounts/staksrayprod",
+        ),
+        "scope",
+    ),
+    (
         "role-assignments-scoped-to-storage",
         ADMIN_ROLE,
         setter("scope", value="/subscriptions/s"),

@@ -49,7 +49,7 @@ def test_by_default_the_stack_writes_its_role_assignments() -> None:
     assert planned("prod").settings.cluster.create_role_assignments is True
     names = {r.name for r in planned("prod").by_type(ROLE)}
     assert "aksray-cluster-deployer-admin" in names
-    assert {f"aksray-storage-{t}-blob-contributor" for t in ("nlp", "vision")} <= names
+    assert {f"aksray-storage-{t}-blob-contributor-{t}-data" for t in ("nlp", "vision")} <= names
 
 
 def test_a_contributor_only_pipeline_creates_no_role_assignment(tmp_path: Path) -> None:
@@ -62,6 +62,27 @@ def test_a_contributor_only_pipeline_creates_no_role_assignment(tmp_path: Path) 
     # One per team, and one more for the training team's elastic heads (vllm-batch).
     assert result.settings.elastic_teams == {"training"}
     assert len(result.by_type("azure-native:managedidentity:FederatedIdentityCredential")) == 5
+
+
+# Prod's Blob grants, team by team (settings/blob_access.py): write on its own container, read
+# on the shared ones (training writes models: it runs model-stage), and serving and training
+# read nlp's container, where qwen-lora (nlp) writes the adapter their workloads load.
+PROD_BLOB_GRANTS = (
+    ("nlp", "Contributor", "nlp-data", "the team's own"),
+    ("nlp", "Reader", "datasets", "shared"),
+    ("nlp", "Reader", "models", "shared"),
+    ("vision", "Contributor", "vision-data", "the team's own"),
+    ("vision", "Reader", "datasets", "shared"),
+    ("vision", "Reader", "models", "shared"),
+    ("serving", "Contributor", "serving-data", "the team's own"),
+    ("serving", "Reader", "datasets", "shared"),
+    ("serving", "Reader", "models", "shared"),
+    ("serving", "Reader", "nlp-data", "llm-serve reads the qwen-lora adapter there"),
+    ("training", "Contributor", "training-data", "the team's own"),
+    ("training", "Reader", "datasets", "shared"),
+    ("training", "Contributor", "models", "model-stage writes it for all"),
+    ("training", "Reader", "nlp-data", "vllm-batch reads the qwen-lora adapter there"),
+)
 
 
 def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
@@ -77,10 +98,10 @@ def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
         'an admin must grant "Grafana Editor" on Grafana amg-prod to the ServicePrincipal that '
         "runs `pulumi up` (it provisions the dashboards; commands in docs/aks.md)",
         *(
-            f'an admin must grant "Storage Blob Data Contributor" on the storage account to '
-            f"identity id-aksray-prod-{team} (team {team}'s Ray pods reach Blob with it; "
-            "commands in docs/aks.md)"
-            for team in ("nlp", "vision", "serving", "training")
+            f'an admin must grant "Storage Blob Data {role}" on Blob container {container} to '
+            f"identity id-aksray-prod-{team} (team {team}'s Ray pods reach Blob with it: "
+            f"{reason}; commands in docs/aks.md)"
+            for team, role, container, reason in PROD_BLOB_GRANTS
         ),
     ]
     assert findings.errors == []

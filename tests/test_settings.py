@@ -258,7 +258,7 @@ CASES: list[tuple[str, Callable[[Config], None], str, str]] = [
     (
         "missing-container",
         _set([P + "storage", "containers"], ["datasets", "checkpoints"]),
-        "workloads.qwen-lora.enabled",
+        "workloads.vllm-batch.enabled",
         "models",
     ),
     (
@@ -380,7 +380,7 @@ def test_defaults_apply_when_sections_are_left_out() -> None:
     settings = parse_settings({}, stack="empty")
     assert settings.location == "eastus2"
     assert settings.cluster.mode == "aks" and settings.cluster.gpu_driver == "operator"
-    assert settings.storage.containers == ("datasets", "checkpoints", "models")
+    assert settings.storage.containers == ("datasets", "models")
     assert settings.storage.enabled and not settings.storage.protect
     assert not settings.cluster.local_accounts
     assert settings.enabled_workloads == ()

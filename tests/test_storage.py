@@ -112,8 +112,12 @@ def test_soft_delete_for_blobs_and_containers(stack: str) -> None:
 def test_containers_are_the_configured_ones_and_private(stack: str) -> None:
     result = planned(stack)
     containers = result.by_type(CONTAINER)
+    # The shared containers as configured, then one per team that only it writes.
     assert sorted(c.inputs["containerName"] for c in containers) == sorted(
-        result.settings.storage.containers
+        [
+            *result.settings.storage.containers,
+            *(f"{team.name}-data" for team in result.settings.scheduling.teams),
+        ]
     )
     for container in containers:
         assert container.inputs["publicAccess"] == "None"
@@ -132,7 +136,8 @@ def test_protect_follows_the_stack(stack: str, protected: bool) -> None:
         one(result, GROUP, "aksray-storage-rg"),
         *result.by_type(CONTAINER),
     ]
-    assert len(data) == 7
+    settings = result.settings
+    assert len(data) == 4 + len(settings.storage.containers) + len(settings.scheduling.teams)
     assert {(r.name, r.protect) for r in data} == {(r.name, protected) for r in data}
     # Identities and their grants are recreated at will; only data (and its name) is protected.
     others = [r for r in _storage_resources(result) if r.custom and r not in data]
@@ -164,15 +169,14 @@ def _storage_off(config: Config) -> None:
 
 def _check_identities(result: RunResult) -> None:
     """Per team: one identity, one credential per service account its Ray pods run as (the
-    workers', and the elastic heads' for a team with an elastic workload), one role on the
-    account only, and each service account annotated with that identity."""
+    workers', and the elastic heads' for a team with an elastic workload), write on its own
+    container (its other grants: tests/test_blob_isolation.py), and each service account
+    annotated with that identity."""
     teams = result.settings.scheduling.teams
     elastic = result.settings.elastic_teams
-    account = _account(result)
     identities = result.by_type(IDENTITY)
     credentials = result.by_type(FIC)
-    roles = [r for r in result.by_type(ROLE) if r.name.startswith("aksray-storage-")]
-    assert len(identities) == len(roles) == len(teams)
+    assert len(identities) == len(teams)
     assert len(credentials) == len(teams) + len(elastic)
     service_accounts = {
         (sa.inputs["metadata"]["namespace"], sa.inputs["metadata"]["name"])
@@ -204,8 +208,11 @@ def _check_identities(result: RunResult) -> None:
         assert (namespace, name) == (team.namespace, "ray-workload")
         assert (namespace, name) in service_accounts
 
-        role = one(result, ROLE, f"aksray-storage-{team.name}-blob-contributor")
-        assert role.inputs["scope"] == placeholder("id of StorageAccount aksray-storage-account")
+        container = f"{team.name}-data"
+        role = one(result, ROLE, f"aksray-storage-{team.name}-blob-contributor-{container}")
+        assert role.inputs["scope"] == placeholder(
+            f"id of BlobContainer aksray-storage-{container}"
+        )
         assert role.inputs["principalId"] == placeholder(
             f"principal id of identity {identity_name}"
         )
@@ -214,8 +221,15 @@ def _check_identities(result: RunResult) -> None:
             f"/subscriptions/{placeholder('subscription id')}/providers/"
             f"Microsoft.Authorization/roleDefinitions/{STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE}"
         )
-        assert account.urn in role.depends_on
+        assert one(result, CONTAINER, f"aksray-storage-{container}").urn in role.depends_on
 
+        # The annotation lands only once the identity is federated (for every account) and
+        # allowed on every container it reaches.
+        grants = [
+            r.urn
+            for r in result.by_type(ROLE)
+            if r.name.startswith(f"aksray-storage-{team.name}-blob-")
+        ]
         accounts = [("ray", credential)]
         if team.name in elastic:
             head = one(result, FIC, f"aksray-storage-{team.name}-federation-ray-elastic-head")
@@ -234,9 +248,7 @@ def _check_identities(result: RunResult) -> None:
                 CLIENT_ID_ANNOTATION: placeholder(f"client id of identity {identity_name}"),
                 TENANT_ID_ANNOTATION: placeholder("tenant id"),
             }
-            # The annotation lands only once the identity is federated (for every account)
-            # and allowed on the account.
-            assert {credential.urn, trusted.urn, role.urn} <= set(sa.depends_on)
+            assert {credential.urn, trusted.urn, *grants} <= set(sa.depends_on)
 
 
 @pytest.mark.parametrize("stack", ["dev", "prod"])

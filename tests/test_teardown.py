@@ -112,8 +112,12 @@ PROTECTED_IN_PROD = {
     ("azure-native:storage:StorageAccount", "aksray-storage-account"),
     ("azure-native:storage:BlobServiceProperties", "aksray-storage-blob-service"),
     ("azure-native:storage:BlobContainer", "aksray-storage-datasets"),
-    ("azure-native:storage:BlobContainer", "aksray-storage-checkpoints"),
     ("azure-native:storage:BlobContainer", "aksray-storage-models"),
+    # Each team's own container: its checkpoints, adapters and results.
+    *(
+        ("azure-native:storage:BlobContainer", f"aksray-storage-{team}-data")
+        for team in ("nlp", "vision", "serving", "training")
+    ),
 }
 
 

@@ -342,8 +342,9 @@ def test_the_serve_app_is_rays_build_openai_app_with_the_adapter_from_blob() -> 
         "az://models/hf/Qwen/Qwen2.5-7B-Instruct/main"
     )
     account = _env(_templates(manifest)[1])["AZURE_STORAGE_ACCOUNT"]
+    # The adapter qwen-lora (team-a) wrote to team-a's own container.
     assert llm["lora_config"]["dynamic_lora_loading_path"] == (
-        f"azure://models@{account}.blob.core.windows.net/qwen-lora"
+        f"azure://team-a-data@{account}.blob.core.windows.net/adapters/qwen-lora"
     )
     assert llm["engine_kwargs"]["enable_lora"] is True
     assert app["runtime_env"]["pip"]["packages"] == list(requirements(WORKLOADS["llm-serve"]))

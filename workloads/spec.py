@@ -47,16 +47,23 @@ class WorkloadSpec:
     default_priority: str
     head: PodShape
     workers: tuple[WorkerGroup, ...]
-    # Blob containers the payload always reads or writes; empty when it needs no Blob at all.
+    # Shared Blob containers (workloads/common/layout.py) the payload always reads.
     containers: tuple[str, ...]
     # Extra per-workload config keys this payload accepts besides enabled/team/priority.
     options: frozenset[str] = field(default_factory=frozenset)
     description: str = ""
     # RayJob: the module the job runs (`python -m <module> <args>`); None for a RayService.
     entrypoint_module: str | None = None
-    # Containers needed only while the LoRA adapter is used (`loraAdapter: true`).
-    adapter_containers: tuple[str, ...] = ()
-    # Containers needed only while the base model streams from Blob (`modelSource: blob`).
+    # Shared containers the payload writes (model-stage stages models for every team): its
+    # team gets write access to them.
+    writes_shared: tuple[str, ...] = ()
+    # The payload's command-line option naming its team's own container (`<team>-data`), where
+    # it writes its outputs; None: it writes none.
+    team_container_option: str | None = None
+    # While the LoRA adapter is used (`loraAdapter: true`), reads it from the container of the
+    # team that runs qwen-lora.
+    reads_adapter: bool = False
+    # Shared containers needed only while the base model streams from Blob (`modelSource: blob`).
     model_containers: tuple[str, ...] = ()
     # Environment every Ray container of this workload gets (plain, non-secret values).
     env: tuple[tuple[str, str], ...] = ()
@@ -83,8 +90,15 @@ class WorkloadSpec:
         """The GPU worker group, if the payload has one."""
         return next((group for group in self.workers if group.pod.gpus), None)
 
-    def containers_for(self, *, lora_adapter: bool, blob_model: bool = False) -> tuple[str, ...]:
-        """Every Blob container the payload touches with these settings."""
-        extra = self.adapter_containers if lora_adapter else ()
+    def containers_for(self, *, blob_model: bool = False) -> tuple[str, ...]:
+        """Every shared Blob container the payload reads or writes with these settings."""
         model = self.model_containers if blob_model else ()
-        return tuple(dict.fromkeys((*self.containers, *extra, *model)))
+        return tuple(dict.fromkeys((*self.containers, *self.writes_shared, *model)))
+
+    def uses_blob(self, *, lora_adapter: bool, blob_model: bool = False) -> bool:
+        """Whether the payload reaches Blob at all with these settings."""
+        return (
+            bool(self.containers_for(blob_model=blob_model))
+            or self.team_container_option is not None
+            or (self.reads_adapter and lora_adapter)
+        )

@@ -47,7 +47,8 @@ Errors:
 Warnings: GPU pools that keep nodes while idle (`minCount > 0`); team quota that no enabled
 workload of the stack can use; a team `overQuotaWeight` that has no effect (KAI queues are
 unlimited); each role assignment an admin must grant because the stack creates none
-(`cluster.createRoleAssignments: false`); a Kubernetes version or region newer than the
+(`cluster.createRoleAssignments: false`); the Free AKS tier on a cluster that can grow
+past the 10 nodes AKS means it for; a Kubernetes version or region newer than the
 catalogues of Azure's offer, or a version past the end of life they give; an elastic
 workload whose maximum its team's quota plus what it may borrow can never admit at once
 (its minimum is the gang checked above); a workload the stack starts that streams the base
@@ -62,7 +63,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from aksray.checks.azure import check_role_assignments_left_to_an_admin
+from aksray.checks.azure import check_free_tier_size, check_role_assignments_left_to_an_admin
 from aksray.checks.capacity import (
     check_gang_fits_pool,
     check_node_fit,
@@ -112,6 +113,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_unused_quota,
     check_over_quota_weight,
     check_role_assignments_left_to_an_admin,
+    check_free_tier_size,
     check_catalogue_staleness,
     check_model_staged,
     check_endpoint_not_on_spot,

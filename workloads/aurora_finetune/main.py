@@ -4,12 +4,13 @@ The driver runs on the Ray head (no GPU). It reserves the GPU worker's GPU first
 what the cluster offers if it cannot within a few minutes), then starts one training task in
 that reservation. The task loads the pretrained Aurora checkpoint (Hugging Face
 `microsoft/aurora`, downloaded in the cluster), reads training samples from the `datasets`
-container, trains only the LoRA parameters, and writes the LoRA weights to `checkpoints`.
+container (shared, read-only), trains only the LoRA parameters, and writes the LoRA weights
+to the team's own container (`--checkpoint-container`, which the program sets).
 
-Blob layout (container/path):
-    datasets/<dataset-prefix>/*.npz              one training sample per file (see train.py)
-    checkpoints/<checkpoint-prefix>/<run-id>/lora.pt       LoRA parameters only
-    checkpoints/<checkpoint-prefix>/<run-id>/metrics.json  steps, losses, options
+Blob layout (container/path; the default checkpoint prefix is checkpoints/aurora-finetune):
+    datasets/<dataset-prefix>/*.npz                     one training sample per file (train.py)
+    <team>-data/<checkpoint-prefix>/<run-id>/lora.pt       LoRA parameters only
+    <team>-data/<checkpoint-prefix>/<run-id>/metrics.json  steps, losses, options
 
 This module imports no heavy library at import time: argument handling and the layout are
 tested without torch or Ray.
@@ -26,7 +27,7 @@ from typing import Any
 
 from workloads.common import blob, cli_types
 from workloads.common.cluster import RESERVE_TIMEOUT_S, gpu_worker_cpus, reserve
-from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER
+from workloads.common.layout import CHECKPOINTS_FOLDER, DATASETS_CONTAINER
 from workloads.common.options import build_parser, option, parse_options
 
 LORA_MODES = ("single", "from_second", "all")
@@ -36,10 +37,10 @@ MODELS = ("pretrained", "small-pretrained")
 @dataclass(frozen=True)
 class Options:
     run_id: str = option(type=cli_types.path_segment, help="this run's checkpoint folder")
+    checkpoint_container: str = option(help="the team's own container (<team>-data)")
     dataset_container: str = option(DATASETS_CONTAINER)
     dataset_prefix: str = option("aurora/train", blob_path=True)
-    checkpoint_container: str = option(CHECKPOINTS_CONTAINER)
-    checkpoint_prefix: str = option("aurora-finetune", blob_path=True)
+    checkpoint_prefix: str = option(f"{CHECKPOINTS_FOLDER}/aurora-finetune", blob_path=True)
     model: str = option("pretrained", choices=MODELS)
     lora_mode: str = option("single", choices=LORA_MODES)
     lora_steps: int = option(40, type=cli_types.positive_int)

@@ -1,4 +1,4 @@
-from workloads.common.layout import CHECKPOINTS_CONTAINER, DATASETS_CONTAINER
+from workloads.common.layout import DATASETS_CONTAINER
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 SPEC = WorkloadSpec(
@@ -16,7 +16,8 @@ SPEC = WorkloadSpec(
             "the Blob reads; 64Gi for Aurora's checkpoint and ERA5 batches in host memory",
         ),
     ),
-    containers=(DATASETS_CONTAINER, CHECKPOINTS_CONTAINER),
+    containers=(DATASETS_CONTAINER,),
+    team_container_option="--checkpoint-container",
     description="Microsoft Aurora fine-tuned with LoRA on one GPU",
     entrypoint_module="workloads.aurora_finetune.main",
     # Aurora's fine-tuning guide: gradients of the pretrained 1.3B-parameter model fit on an

@@ -20,7 +20,7 @@ SPEC = WorkloadSpec(
     containers=(),
     options=frozenset({"loraAdapter", "modelSource", "minReplicas", "maxReplicas"}),
     description="OpenAI-compatible vLLM endpoint on Ray Serve (build_openai_app)",
-    adapter_containers=(MODELS_CONTAINER,),
+    reads_adapter=True,
     model_containers=(MODELS_CONTAINER,),
     # Ray's own `ray.serve.llm:build_openai_app` is the application: no payload code to ship.
     shared_packages=(),

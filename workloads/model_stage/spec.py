@@ -10,7 +10,9 @@ SPEC = WorkloadSpec(
     # from Hugging Face to the head's disk, then streamed to Blob.
     head=PodShape(cpu="1", memory="4Gi"),
     workers=(),
-    containers=(MODELS_CONTAINER,),
+    # It stages the base model for every team: its team writes the shared models container.
+    containers=(),
+    writes_shared=(MODELS_CONTAINER,),
     options=frozenset({"revision"}),
     description="copies the base model from Hugging Face to Blob once, for streaming",
     entrypoint_module="workloads.model_stage.main",

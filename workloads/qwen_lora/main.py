@@ -7,12 +7,13 @@ The driver runs on the Ray head (no GPU):
    folder (LLaMA-Factory reads datasets from local files on each training worker);
 3. one LLaMA-Factory training worker per bundle trains with LoRA (DDP, rank 0's pod is the
    rendezvous);
-4. the node that holds the saved adapter (rank 0) uploads it to the `models` container.
+4. the node that holds the saved adapter (rank 0) uploads it to the team's own container
+   (`--adapter-container`, which the program sets).
 
-Blob layout (container/path):
-    datasets/<dataset-prefix>/*.json|*.jsonl           alpaca or sharegpt records
-    models/<adapter-prefix>/<adapter-name>/adapter_config.json, adapter_model.safetensors, ...
-The models folder `<adapter-prefix>` is what vllm-batch and llm-serve load adapters from.
+Blob layout (container/path; the default adapter prefix is adapters/qwen-lora):
+    datasets/<dataset-prefix>/*.json|*.jsonl           alpaca or sharegpt records (shared)
+    <team>-data/<adapter-prefix>/<adapter-name>/adapter_config.json, adapter_model.safetensors
+The folder `<adapter-prefix>` is what vllm-batch and llm-serve load adapters from.
 
 No heavy import at module level: arguments, the LLaMA-Factory config and the layout are
 tested without torch, Ray or LLaMA-Factory.

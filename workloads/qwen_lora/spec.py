@@ -1,4 +1,4 @@
-from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
+from workloads.common.layout import DATASETS_CONTAINER
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 SPEC = WorkloadSpec(
@@ -20,7 +20,8 @@ SPEC = WorkloadSpec(
             "before the GPU, beside the tokenized dataset and pinned optimizer buffers",
         ),
     ),
-    containers=(DATASETS_CONTAINER, MODELS_CONTAINER),
+    containers=(DATASETS_CONTAINER,),
+    team_container_option="--adapter-container",  # it writes the adapter there
     options=frozenset({"workers"}),
     description="Qwen2.5-7B-Instruct LoRA SFT with LLaMA-Factory on Ray workers",
     entrypoint_module="workloads.qwen_lora.main",

@@ -4,8 +4,9 @@ Checks first that the GPU worker's GPU can be had (failing with what the cluster
 cannot within a few minutes), then reads a JSONL prompt set from the `datasets` container, runs
 it through a vLLM engine on the GPU worker (`build_processor` with
 `vLLMEngineProcessorConfig`), each request aimed at the LoRA adapter that qwen-lora trained
-(loaded by Ray LLM from `models/<adapter-prefix>/<adapter-name>` through
-`dynamic_lora_loading_path`), and writes the answers back as JSONL.
+(loaded by Ray LLM from `<adapter-prefix>/<adapter-name>` in the container of the team that
+runs qwen-lora, through `dynamic_lora_loading_path`), and writes the answers as JSONL to its
+own team's container (`--output-container`).
 
 With `--model-blob-path` the base model streams from the copy model-stage made in Blob (the
 Run:ai Model Streamer, workloads/common/streaming.py) instead of downloading from Hugging Face.
@@ -13,10 +14,10 @@ With `--max-workers` above `--min-workers` the engine pool autoscales: it starts
 of GPU workers Kueue admitted and grows as the Ray autoscaler gets (and Kueue admits) more.
 
 Blob layout (container/path):
-    datasets/<input-prefix>/*.jsonl           {"id", "prompt"} or {"id", "messages"} per line
-    datasets/<output-prefix>/<run-id>/*.json  {"id", "prompt", "response", "model"} per line
-    models/<adapter-prefix>/<adapter-name>/    the adapter (written by qwen-lora)
-    models/hf/<model>/<revision>/             the base model (written by model-stage)
+    datasets/<input-prefix>/*.jsonl              {"id", "prompt"} or {"id", "messages"} per line
+    <team>-data/<output-prefix>/<run-id>/*.json  {"id", "prompt", "response", "model"} per line
+    <qwen-lora's team>-data/<adapter-prefix>/<adapter-name>/  the adapter (written by qwen-lora)
+    models/hf/<model>/<revision>/                the base model (written by model-stage)
 
 No heavy import at module level: arguments, the processor config and the row functions are
 tested without Ray, vLLM or the Azure SDK.
@@ -34,10 +35,7 @@ from typing import Any
 from workloads.common import blob, cli_types, streaming
 from workloads.common.adapter import AdapterLocation
 from workloads.common.cluster import RESERVE_TIMEOUT_S, reserve
-from workloads.common.layout import (
-    BASE_MODEL,
-    DATASETS_CONTAINER,
-)
+from workloads.common.layout import BASE_MODEL, DATASETS_CONTAINER, RESULTS_FOLDER
 from workloads.common.options import build_parser, option, parse_options
 
 _TEMPERATURE = cli_types.float_between(0, 2)
@@ -52,7 +50,8 @@ class Options(AdapterLocation):
     lora: bool = option(True, negative_help="base model only")
     container: str = option(DATASETS_CONTAINER)
     input_prefix: str = option("vllm-batch/prompts", blob_path=True)
-    output_prefix: str = option("vllm-batch/results", blob_path=True)
+    output_container: str = option(help="the team's own container (<team>-data)")
+    output_prefix: str = option(f"{RESULTS_FOLDER}/vllm-batch", blob_path=True)
     max_lora_rank: int = option(64, type=cli_types.positive_int)
     max_model_len: int = option(8192, type=cli_types.positive_int)
     max_tokens: int = option(512, type=cli_types.positive_int)
@@ -199,9 +198,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         postprocess=postprocess,
     )
     processor(prompts).write_json(
-        blob.blob_path(options.container, options.output_path), filesystem=fs
+        blob.blob_path(options.output_container, options.output_path), filesystem=fs
     )
-    print(f"results: {options.container}/{options.output_path}/")
+    print(f"results: {options.output_container}/{options.output_path}/")
     return 0
 
 

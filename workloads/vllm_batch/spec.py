@@ -16,8 +16,9 @@ SPEC = WorkloadSpec(
             "64Gi holds the model's weights in host memory while they load onto the GPU",
         ),
     ),
-    # Prompts are read from and results written to `datasets`.
+    # Prompts are read from `datasets`, results written to the team's own container.
     containers=(DATASETS_CONTAINER,),
+    team_container_option="--output-container",
     options=frozenset({"loraAdapter", "modelSource", "minWorkers", "maxWorkers"}),
     description="ray.data.llm batch inference with the LoRA adapter from Blob",
     entrypoint_module="workloads.vllm_batch.main",
@@ -25,6 +26,6 @@ SPEC = WorkloadSpec(
     # least one max_model_len (8192-token) sequence (0.5 GB) plus activations and CUDA graphs
     # within gpu_memory_utilization 0.9 of the GPU: about 20 GB; a 16 GB T4 cannot load it.
     gpu_memory_gb=20,
-    adapter_containers=(MODELS_CONTAINER,),
+    reads_adapter=True,
     model_containers=(MODELS_CONTAINER,),
 )
