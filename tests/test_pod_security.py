@@ -71,10 +71,14 @@ def test_every_ray_pod_passes_the_restricted_profile(stack: str) -> None:
 
 def test_prod_checks_the_autoscaler_sidecar_of_its_elastic_workload() -> None:
     elastic = [m for m in _ray_objects(f"prod{RUNNING}") if _cluster(m)["enableInTreeAutoscaling"]]
-    assert [m["metadata"]["labels"]["aksray.io/workload"] for m in elastic] == ["vllm-batch"]
-    (head,) = [pod for group, pod in kuberay_pods(elastic[0]) if group == "head"]
-    assert [c["name"] for c in head["containers"]] == ["ray-head", "autoscaler"]
-    assert restricted_violations(head) == []
+    assert [m["metadata"]["labels"]["aksray.io/workload"] for m in elastic] == [
+        "vllm-batch",
+        "llm-serve",
+    ]
+    for manifest in elastic:
+        (head,) = [pod for group, pod in kuberay_pods(manifest) if group == "head"]
+        assert [c["name"] for c in head["containers"]] == ["ray-head", "autoscaler"]
+        assert restricted_violations(head) == []
 
 
 def test_ray_pods_run_as_the_images_own_user() -> None:

@@ -60,8 +60,9 @@ def test_a_contributor_only_pipeline_creates_no_role_assignment(tmp_path: Path) 
     # The identities, their federated credentials and the service account annotations stay.
     assert len(result.by_type("azure-native:managedidentity:UserAssignedIdentity")) == 4
     # One per team, and one more for the training team's elastic heads (vllm-batch).
-    assert result.settings.elastic_teams == {"training"}
-    assert len(result.by_type("azure-native:managedidentity:FederatedIdentityCredential")) == 5
+    assert result.settings.elastic_teams == {"training", "serving"}
+    # One per team, and one more for each team's elastic heads (training, serving).
+    assert len(result.by_type("azure-native:managedidentity:FederatedIdentityCredential")) == 6
 
 
 # Prod's Blob grants, team by team (settings/blob_access.py): write on its own container, read
