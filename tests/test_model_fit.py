@@ -10,22 +10,11 @@ from typing import Any
 import pytest
 
 from catalog.vm_sizes import VM_SIZES
-from tests.support.harness import P, cli, write_stack
+from tests.support.harness import P, plan_findings
 from tests.support.minimal_stack import config, minimal, teams
 from workloads.catalog import WORKLOADS
 
 G = "cluster.gpuPools"
-
-
-def _plan(tmp_path: Path, document: dict[str, Any]) -> tuple[int, list[str], list[str]]:
-    run = cli("plan", "--config", write_stack(tmp_path, document))
-    assert "Traceback" not in run.output
-    lines = run.stderr.splitlines()
-    return (
-        run.code,
-        [line for line in lines if line.startswith("error: ")],
-        [line for line in lines if line.startswith("warning: ")],
-    )
 
 
 def _on(vm_size: str, workload: str = "llm-serve") -> dict[str, Any]:
@@ -40,7 +29,7 @@ def _on(vm_size: str, workload: str = "llm-serve") -> dict[str, Any]:
 
 
 def test_the_endpoint_on_a_16_gb_t4_is_refused(tmp_path: Path) -> None:
-    code, errors, _ = _plan(tmp_path, _on("Standard_NC16as_T4_v3"))
+    code, errors, _ = plan_findings(tmp_path, _on("Standard_NC16as_T4_v3"))
     assert code == 1
     assert errors == [
         f"error: {G}[0].vmSize: llm-serve needs a GPU with 20 GB of memory for its model, but "
@@ -52,7 +41,7 @@ def test_the_endpoint_on_a_16_gb_t4_is_refused(tmp_path: Path) -> None:
 
 
 def test_aurora_on_a_24_gb_a10_is_refused(tmp_path: Path) -> None:
-    code, errors, _ = _plan(tmp_path, _on("Standard_NV36ads_A10_v5", "aurora-finetune"))
+    code, errors, _ = plan_findings(tmp_path, _on("Standard_NV36ads_A10_v5", "aurora-finetune"))
     assert code == 1
     assert errors == [
         f"error: {G}[0].vmSize: aurora-finetune needs a GPU with 80 GB of memory for its "
@@ -65,7 +54,7 @@ def test_aurora_on_a_24_gb_a10_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_endpoint_on_a_24_gb_a10_plans(tmp_path: Path) -> None:
-    code, errors, _ = _plan(tmp_path, _on("Standard_NV36ads_A10_v5"))
+    code, errors, _ = plan_findings(tmp_path, _on("Standard_NV36ads_A10_v5"))
     assert (code, errors) == (0, [])
 
 
@@ -75,7 +64,7 @@ def test_a_fallback_flavor_with_small_gpus_is_a_warning(tmp_path: Path) -> None:
         {"name": "t4", "vmSize": "Standard_NC16as_T4_v3", "maxCount": 2}
     )
     teams(document)[0]["quota"]["t4"] = {"gpu": 2}
-    code, errors, warnings = _plan(tmp_path, document)
+    code, errors, warnings = plan_findings(tmp_path, document)
     assert (code, errors) == (0, [])
     assert warnings == [
         f"warning: {G}[1].vmSize: llm-serve needs a GPU with 20 GB of memory for its model, but "

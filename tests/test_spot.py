@@ -5,21 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.support.harness import P, cli, write_stack
+from tests.support.harness import P, plan_findings
 from tests.support.minimal_stack import config, minimal, teams
 
 QUOTA = "scheduling.departments[0].teams[0].quota"
-
-
-def _plan(tmp_path: Path, document: dict[str, Any]) -> tuple[int, list[str], list[str]]:
-    run = cli("plan", "--config", write_stack(tmp_path, document))
-    assert "Traceback" not in run.output
-    lines = run.stderr.splitlines()
-    return (
-        run.code,
-        [line for line in lines if line.startswith("error: ")],
-        [line for line in lines if line.startswith("warning: ")],
-    )
 
 
 def _two_pools(first_spot: bool) -> dict[str, Any]:
@@ -41,7 +30,7 @@ def _two_pools(first_spot: bool) -> dict[str, Any]:
 def test_an_endpoint_whose_team_holds_only_spot_quota_is_refused(tmp_path: Path) -> None:
     document = minimal()
     config(document)[P + "cluster"]["gpuPools"][0]["spot"] = True
-    code, errors, warnings = _plan(tmp_path, document)
+    code, errors, warnings = plan_findings(tmp_path, document)
     assert (code, warnings) == (1, [])
     assert errors == [
         f"error: {QUOTA}.a100: llm-serve is an endpoint that must never be evicted, but team "
@@ -53,7 +42,7 @@ def test_an_endpoint_whose_team_holds_only_spot_quota_is_refused(tmp_path: Path)
 
 
 def test_an_endpoint_that_gets_a_spot_flavor_first_is_refused(tmp_path: Path) -> None:
-    code, errors, _ = _plan(tmp_path, _two_pools(first_spot=True))
+    code, errors, _ = plan_findings(tmp_path, _two_pools(first_spot=True))
     assert code == 1
     assert errors == [
         f"error: {QUOTA}.a100: llm-serve is an endpoint that must never be evicted, but team "
@@ -65,7 +54,7 @@ def test_an_endpoint_that_gets_a_spot_flavor_first_is_refused(tmp_path: Path) ->
 
 
 def test_an_endpoint_that_falls_back_to_spot_is_warned_about(tmp_path: Path) -> None:
-    code, errors, warnings = _plan(tmp_path, _two_pools(first_spot=False))
+    code, errors, warnings = plan_findings(tmp_path, _two_pools(first_spot=False))
     assert (code, errors) == (0, [])
     assert warnings == [
         f"warning: {QUOTA}.a100spot: llm-serve is an endpoint that must never be evicted, but "
@@ -92,6 +81,6 @@ def test_spot_quota_of_a_team_without_the_endpoint_is_fine(tmp_path: Path) -> No
         "modelSource": "huggingface",
         "loraAdapter": False,
     }
-    code, errors, warnings = _plan(tmp_path, document)
+    code, errors, warnings = plan_findings(tmp_path, document)
     assert (code, errors) == (0, [])
     assert not any("spot" in line for line in warnings), warnings

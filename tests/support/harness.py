@@ -85,6 +85,10 @@ class CliRun:
     def error_lines(self) -> list[str]:
         return [line for line in self.stderr.splitlines() if line.startswith("error: ")]
 
+    @property
+    def warning_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.startswith("warning: ")]
+
 
 def cli(*args: str | Path) -> CliRun:
     out, err = io.StringIO(), io.StringIO()
@@ -94,6 +98,13 @@ def cli(*args: str | Path) -> CliRun:
         except SystemExit as exc:  # argparse usage errors
             code = int(exc.code or 0)
     return CliRun(code, out.getvalue(), err.getvalue())
+
+
+def plan_findings(tmp_path: Path, document: Mapping[str, Any]) -> tuple[int, list[str], list[str]]:
+    """`aksray plan` of a stack document: its exit code, error lines and warning lines."""
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert "Traceback" not in run.output
+    return run.code, run.error_lines, run.warning_lines
 
 
 def assert_rejected(tmp_path: Path, document: Mapping[str, Any] | str, path: str) -> CliRun:
