@@ -27,7 +27,11 @@ STACKS = {
     "kai-demo": ROOT / "tests" / "stacks" / "kai-demo.yaml",
     "kueue-team-queues": ROOT / "tests" / "stacks" / "kueue-team-queues.yaml",
 }
-pytestmark = pytest.mark.rehearsal
+# The rig loads KubeRay's CRDs from the upstream reference data (make reference).
+pytestmark = [pytest.mark.rehearsal, pytest.mark.reference]
+
+
+SCALE_DOWN = "scenario: a scale-down frees the quota above the minimum"
 
 
 # Stacks rehearsed at once, each on a rig of its own (own loopback addresses and ports): most of
@@ -91,7 +95,10 @@ def broken(result: dict[str, Any]) -> list[str]:
 @pytest.mark.parametrize("stack", list(STACKS))
 def test_every_invariant_holds_in_every_scenario(stack: str) -> None:
     for scenario, result in rehearsal(stack).items():
-        assert broken(result) == [], f"{stack} {scenario}"
+        # The one known finding, held by its strict expected failure below: the endpoint's
+        # scale-down does not give its quota back on these controllers.
+        known = [b for b in broken(result) if scenario == "endpoint-scales" and SCALE_DOWN in b]
+        assert [b for b in broken(result) if b not in known] == [], f"{stack} {scenario}"
         names = {v["name"] for v in result["invariants"]}
         assert set(INVARIANTS) <= names
         controllers = result["controllers"]
@@ -173,9 +180,6 @@ def test_a_job_on_nodes_that_never_come_gives_its_quota_back(stack: str) -> None
     assert events(result, "qwen-lora", "requeued")
     assert len(events(result, "qwen-lora", "admitted")) >= 2
     assert "deactivated after 3 requeues as on AKS" in " ".join(result["notes"])
-
-
-SCALE_DOWN = "scenario: a scale-down frees the quota above the minimum"
 
 
 @pytest.mark.parametrize("stack", ["prod", "kai-demo"])
