@@ -32,6 +32,7 @@ from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import RESOURCES, format_cpu, format_memory
 from catalog.versions import KUEUE_API_VERSION
 from manifests.capacity import effective_limit, effective_quota
+from manifests.multikueue import with_admission_check
 from manifests.namespaces import MANAGED_BY
 from settings.model import ClusterSettings, Settings, TeamSettings
 
@@ -130,6 +131,12 @@ def flavor_quotas(team: TeamSettings, flavor: str, settings: Settings) -> dict[s
 
 
 def cluster_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
+    queue = _cluster_queue(team, settings)
+    # A manager's queue admits only once MultiKueue has found a worker (docs/multikueue.md).
+    return with_admission_check(queue, team.name) if settings.multikueue else queue
+
+
+def _cluster_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
     return {
         "apiVersion": KUEUE_API_VERSION,
         "kind": "ClusterQueue",

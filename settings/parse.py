@@ -17,6 +17,7 @@ from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
 from settings.errors import Problem, SettingsError
 from settings.model import ClusterSettings, Settings, StorageSettings
+from settings.multikueue import MULTIKUEUE_KEYS, parse_multikueue
 from settings.observability import OBSERVABILITY_KEYS, parse_observability
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
@@ -33,6 +34,7 @@ TOP_LEVEL_KEYS: Final = (
     "operators",
     "observability",
     "huggingfaceToken",
+    "multikueue",
 )
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
 
@@ -67,6 +69,14 @@ def parse_settings(
     observability = parse_observability(
         top.mapping("observability", OBSERVABILITY_KEYS), problems, cluster
     )
+    multikueue = parse_multikueue(
+        top.mapping("multikueue", MULTIKUEUE_KEYS),
+        problems,
+        stack=stack,
+        manager=cluster,
+        scheduling=scheduling,
+        workloads=workloads,
+    )
     _check_token(top, raw, secret_keys)
     if problems:
         raise SettingsError(problems)
@@ -80,6 +90,7 @@ def parse_settings(
         workloads=workloads,
         operators=operators,
         observability=observability,
+        multikueue=multikueue,
     )
 
 

@@ -1,0 +1,184 @@
+"""One MultiKueue worker: its own AKS cluster in its region, with operators, the teams that
+have quota there, their queues, the workloads pinned to it, and the account the manager uses."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_azure_native import managedidentity
+
+from catalog.versions import KAI_API_VERSION, KUEUE, KUEUE_API_VERSION, RAY_API_VERSION
+from components.cluster import AksCluster
+from components.k8s_objects import create_object
+from components.namespaces import TeamNamespaces, WorkloadIdentity
+from components.operators import ClusterOperators
+from components.queues import SchedulingQueues
+from components.workloads import RayWorkloads
+from manifests.identity import team_identities
+from manifests.multikueue import TOKEN_SECRET, kubeconfig_text, server_of, worker_access_objects
+from settings.model import Settings
+
+
+class MultiKueueWorker(pulumi.ComponentResource):
+    cluster: AksCluster
+    namespaces: TeamNamespaces
+    operators: ClusterOperators
+    queues: SchedulingQueues
+    workloads: RayWorkloads
+    kubeconfig: pulumi.Output[str]  # for the manager: a Pulumi secret
+
+    def __init__(
+        self,
+        name: str,
+        worker: str,
+        settings: Settings,
+        *,
+        identities: Mapping[str, WorkloadIdentity] | None,
+        managed_identities: Mapping[str, managedidentity.UserAssignedIdentity],
+        storage_account: pulumi.Input[str] | None,
+        kinds: Collection[str],
+        federation_chain: dict[str, pulumi.Resource],
+        huggingface_token: pulumi.Output[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """`settings`: the worker's own (manifests/multikueue_split.py `worker_settings`);
+        `identities`/`managed_identities`: the teams' identities of the stack's one Blob
+        account, which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
+        the identity's last federated credential so far, which this worker's chain after (Azure
+        rejects concurrent credential writes to one identity), updated here."""
+        super().__init__("aksray:platform:MultiKueueWorker", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.cluster = AksCluster(
+            f"{name}-cluster",
+            settings.cluster,
+            location=settings.location,
+            stack=settings.stack,
+            opts=child,
+        )
+        teams = settings.scheduling.teams
+        credentials = self._federation(name, settings, managed_identities, federation_chain)
+        self.namespaces = TeamNamespaces(
+            f"{name}-teams",
+            teams,
+            provider=self.cluster.provider,
+            identities={t.name: identities[t.name] for t in teams} if identities else None,
+            elastic_teams=settings.elastic_teams,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=credentials),
+        )
+        self.operators = ClusterOperators(
+            f"{name}-operators", settings, provider=self.cluster.provider, opts=child
+        )
+        self.queues = SchedulingQueues(
+            f"{name}-queues",
+            settings,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            kueue=self.operators.release_for(KUEUE_API_VERSION),
+            kai=self.operators.release_for(KAI_API_VERSION),
+            kai_webhook=self.operators.kai_queue_webhook,
+            opts=child,
+        )
+        self.workloads = RayWorkloads(
+            f"{name}-workloads",
+            settings,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            storage_account=storage_account,
+            queues=self.queues,
+            huggingface_token=huggingface_token,
+            ready=[
+                r
+                for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))
+                if r is not None
+            ],
+            opts=child,
+        )
+        self.kubeconfig = self._manager_access(name, worker, kinds)
+        self.register_outputs({"clusterName": self.cluster.cluster_name})
+
+    def _federation(
+        self,
+        name: str,
+        settings: Settings,
+        managed_identities: Mapping[str, managedidentity.UserAssignedIdentity],
+        chain_after: dict[str, pulumi.Resource],
+    ) -> list[pulumi.Resource]:
+        """Each team's identity trusts this cluster's issuer too: one more credential per
+        service account (docs/multikueue.md counts them against Azure's 20 per identity)."""
+        issuer = self.cluster.oidc_issuer_url
+        if issuer is None or not managed_identities:
+            return []
+        plans = team_identities(
+            settings.stack,
+            ((t.name, t.namespace) for t in settings.scheduling.teams),
+            settings.elastic_teams,
+        )
+        created: list[pulumi.Resource] = []
+        for plan in plans:
+            identity = managed_identities[plan.team]
+            chain: list[pulumi.Resource] = (
+                [chain_after[plan.team]] if plan.team in chain_after else []
+            )
+            for credential in plan.credentials:
+                # Azure rejects concurrent credential writes to one identity: chained.
+                resource = managedidentity.FederatedIdentityCredential(
+                    f"{name}-{plan.team}-federation-{credential.account}",
+                    resource_group_name=identity.id.apply(_resource_group),
+                    resource_name_=identity.name,
+                    federated_identity_credential_resource_name=(
+                        f"{credential.name}-{settings.stack}"
+                    ),
+                    issuer=issuer,
+                    subject=credential.subject,
+                    audiences=list(credential.audiences),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=chain[-1:]),
+                )
+                chain.append(resource)
+                created.append(resource)
+                chain_after[plan.team] = resource
+        return created
+
+    def _manager_access(self, name: str, worker: str, kinds: Collection[str]) -> pulumi.Output[str]:
+        """The manager's account here, and the kubeconfig holding its token, a Pulumi secret."""
+        kueue = self.operators.release_for(KUEUE_API_VERSION)
+        opts = pulumi.ResourceOptions(
+            parent=self, provider=self.cluster.provider, depends_on=[kueue] if kueue else []
+        )
+        created = [
+            create_object(f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, opts)
+            for o in worker_access_objects(kinds)
+        ]
+        # Read back once Kubernetes has filled in the token (the Secret was created above).
+        token_secret = k8s.core.v1.Secret.get(
+            f"{name}-manager-token",
+            f"{KUEUE.namespace}/{TOKEN_SECRET}",
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=self.cluster.provider, depends_on=created
+            ),
+        )
+        server = (self.cluster.kubeconfig or pulumi.Output.from_input("")).apply(
+            lambda text: server_of(text) if text else ""
+        )
+        kubeconfig = pulumi.Output.all(server, token_secret.data).apply(
+            lambda values: kubeconfig_text(
+                worker=worker,
+                server=values[0],
+                ca_data=(values[1] or {}).get("ca.crt", ""),
+                token=_decoded((values[1] or {}).get("token", "")),
+            )
+        )
+        return pulumi.Output.secret(kubeconfig)
+
+
+def _resource_group(identity_id: str) -> str:
+    """The resource group named in an Azure resource id."""
+    parts = identity_id.split("/")
+    return parts[parts.index("resourceGroups") + 1] if "resourceGroups" in parts else ""
+
+
+def _decoded(data: str) -> str:
+    import base64
+
+    return base64.b64decode(data).decode() if data else ""
