@@ -235,6 +235,10 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _plan(result: RunResult, output: str) -> int:
+    if result.settings is not None and result.settings.multikueue is not None:
+        from aksray.multikueue_cli import plan_multikueue
+
+        return plan_multikueue(result, output)
     from aksray.checks import run_checks
     from aksray.graph import critical_path
     from aksray.model import plan

@@ -41,3 +41,7 @@ SCRAPE_LABEL_LIMITS: Final = {
     "labelNameLengthLimit": 511,
     "labelValueLengthLimit": 1023,
 }
+
+# Federated identity credentials one user-assigned managed identity may hold (Azure's limit):
+# with MultiKueue each worker cluster's OIDC issuer adds credentials to every team identity.
+MAX_FEDERATED_CREDENTIALS_PER_IDENTITY: Final = 20

@@ -1,0 +1,105 @@
+"""Checks of a stack with `multikueue`, across its clusters.
+
+Errors:
+- every one-cluster check, run on each worker (its findings name the worker); a dispatched
+  workload is an error only when no worker can ever admit it (each worker's reason given);
+- a dispatched workload whose team has quota in no worker;
+- a team identity trusted by more clusters' service accounts than Azure's federated
+  credentials per identity allow (one credential per service account per cluster).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from aksray.checks import run_checks
+from aksray.checks.findings import Findings
+from aksray.multikueue_plan import WorkerPlan, dispatched_workloads, multikueue_of
+from catalog.azure import MAX_FEDERATED_CREDENTIALS_PER_IDENTITY
+from manifests.identity import team_service_accounts
+from manifests.multikueue import team_workers
+from manifests.multikueue_split import manager_settings, worker_settings
+from settings.errors import Problem
+from settings.model import Settings, workload_path
+
+
+def _in_worker(problem: Problem, worker: WorkerPlan) -> Problem:
+    """A worker's finding, at the worker's own config path where it names its cluster."""
+    path = problem.path
+    if path == "cluster" or path.startswith("cluster."):
+        path = f"{worker.path}.{path}"
+    return Problem(path, f"in worker {worker.name}: {problem.message}")
+
+
+def check_workers(settings: Settings, workers: tuple[WorkerPlan, ...], findings: Findings) -> None:
+    """The one-cluster checks per worker; a dispatched workload fails only if it fails in all."""
+    refused: dict[str, list[str]] = defaultdict(list)
+    for worker in workers:
+        found = run_checks(worker.plan)
+        for problem in found.errors:
+            workload = problem.path.removeprefix("workloads.").split(".")[0]
+            if problem.path.startswith("workloads.") and workload in worker.dispatched:
+                refused[workload].append(f"{worker.name}: {problem.message}")
+            else:
+                findings.errors.append(_in_worker(problem, worker))
+        findings.warnings += [_in_worker(p, worker) for p in found.warnings]
+    candidates = {
+        w.name: [p.name for p in workers if w.name in p.dispatched] for w in settings.workloads
+    }
+    for name, reasons in refused.items():
+        failed = {reason.split(":", 1)[0] for reason in reasons}
+        if failed >= set(candidates[name]):
+            findings.error(
+                workload_path(name),
+                "no worker can ever admit it, so MultiKueue never dispatches it: "
+                + "; ".join(reasons),
+            )
+
+
+def check_dispatched_have_a_worker(settings: Settings, findings: Findings) -> None:
+    where = team_workers(settings)
+    for name in dispatched_workloads(settings):
+        team = next(w.team for w in settings.workloads if w.name == name)
+        if not where.get(team):
+            findings.error(
+                workload_path(name),
+                f"team {team} has quota in no worker, so MultiKueue can dispatch it nowhere; "
+                f"give {team} quota in multikueue.workers[*].quota",
+            )
+
+
+def federated_credentials(settings: Settings) -> dict[str, int]:
+    """Per team identity: one credential per service account of the team in each cluster with
+    its namespace: the manager, and each worker the team has quota in."""
+    manager = manager_settings(settings)
+    counts = {
+        team.name: len(team_service_accounts(team.name, manager.elastic_teams))
+        for team in settings.scheduling.teams
+    }
+    for worker in multikueue_of(settings).workers:
+        own = worker_settings(settings, worker)
+        for team in own.scheduling.teams:
+            counts[team.name] += len(team_service_accounts(team.name, own.elastic_teams))
+    return counts
+
+
+def check_federated_credentials(settings: Settings, findings: Findings) -> None:
+    if not settings.storage.enabled or settings.storage.existing_account:
+        return
+    for team, count in federated_credentials(settings).items():
+        if count > MAX_FEDERATED_CREDENTIALS_PER_IDENTITY:
+            findings.error(
+                settings.scheduling.team_path(team),
+                f"its Blob identity would need {count} federated credentials (one per service "
+                "account in the manager and in each worker it has quota in); Azure allows "
+                f"{MAX_FEDERATED_CREDENTIALS_PER_IDENTITY} per identity: give the team quota in "
+                "fewer workers",
+            )
+
+
+def run_multikueue_checks(settings: Settings, workers: tuple[WorkerPlan, ...]) -> Findings:
+    findings = Findings()
+    check_dispatched_have_a_worker(settings, findings)
+    check_workers(settings, workers, findings)
+    check_federated_credentials(settings, findings)
+    return findings
