@@ -124,25 +124,34 @@ def multikueue_lines(data: Mapping[str, Any]) -> list[str]:
             for r in data["clusters"]
         ),
     )
-    lines += [""] + text_table(
-        "GPU quota per team (the manager's is the sum of the workers')",
-        ("team", "flavor", *workers, "manager"),
-        (
-            (r["team"], r["flavor"], *(r["workers"][w] for w in workers), r["managerGpus"])
-            for r in data["quotas"]
+    lines += [
+        "",
+        *text_table(
+            "GPU quota per team (the manager's is the sum of the workers')",
+            ("team", "flavor", *workers, "manager"),
+            (
+                (r["team"], r["flavor"], *(r["workers"][w] for w in workers), r["managerGpus"])
+                for r in data["quotas"]
+            ),
         ),
-    )
-    lines += [""] + text_table(
-        "Where workloads run",
-        ("workload", "team", "dispatch", "workers"),
-        (
-            (r["workload"], r["team"], r["dispatch"], ", ".join(r["workers"]) or "-")
-            for r in data["workloads"]
+    ]
+    lines += [
+        "",
+        *text_table(
+            "Where workloads run",
+            ("workload", "team", "dispatch", "workers"),
+            (
+                (r["workload"], r["team"], r["dispatch"], ", ".join(r["workers"]) or "-")
+                for r in data["workloads"]
+            ),
         ),
-    )
-    lines += [""] + text_table(
-        "Federated credentials per team identity",
-        ("team", "credentials"),
-        sorted(data["federatedCredentials"].items()),
-    )
+    ]
+    lines += [
+        "",
+        *text_table(
+            "Federated credentials per team identity",
+            ("team", "credentials"),
+            sorted(data["federatedCredentials"].items()),
+        ),
+    ]
     return lines
