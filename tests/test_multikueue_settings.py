@@ -1,0 +1,135 @@
+"""The `multikueue` section: workers in named regions, quota per team per worker, regional
+workloads; each mistake refused with its config path, nothing registered."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from aksray.runner import run_program, stack_file
+from settings.errors import SettingsError
+from settings.model import Resources
+from settings.parse import parse_settings
+from tests.support.harness import P, assert_rejected, planned, stack_document
+
+Config = dict[str, Any]
+
+
+def _multiregion() -> dict[str, Any]:
+    return stack_document("multiregion")
+
+
+def test_the_example_stack_parses_to_two_workers() -> None:
+    settings = run_program(stack_file("multiregion"), stack="multiregion").settings
+    multikueue = settings.multikueue
+    assert [(w.name, w.location) for w in multikueue.workers] == [
+        ("weu", "westeurope"),
+        ("sce", "swedencentral"),
+    ]
+    weu = multikueue.worker("weu")
+    assert weu.team_quota("team-a")["a100"] == Resources(gpu=4)
+    assert [p.name for p in weu.cluster.gpu_pools] == ["a100"]
+    assert dict(multikueue.regional) == {"vllm-batch": "weu"}
+    assert settings.cluster.gpu_pools == ()
+
+
+def test_one_cluster_stacks_have_no_multikueue() -> None:
+    assert planned("dev").settings.multikueue is None
+
+
+def _worker(config: Config, index: int = 0) -> Config:
+    worker: Config = config[P + "multikueue"]["workers"][index]
+    return worker
+
+
+def _manager_gpu_pool(config: Config) -> None:
+    config[P + "cluster"]["gpuPools"] = [
+        {"name": "a100", "vmSize": "Standard_NC24ads_A100_v4", "maxCount": 1}
+    ]
+
+
+def _typed_manager_quota(config: Config) -> None:
+    config[P + "scheduling"]["departments"][0]["teams"][0]["quota"] = {"cpu": {"cpu": 1}}
+
+
+def _elastic_unpinned(config: Config) -> None:
+    del config[P + "multikueue"]["regional"]
+
+
+def _unknown_team(config: Config) -> None:
+    _worker(config)["quota"]["team-z"] = {"a100": {"gpu": 1}}
+
+
+def _unknown_flavor(config: Config) -> None:
+    _worker(config)["quota"]["team-a"]["h100"] = {"gpu": 1}
+
+
+def _pool_size_disagrees(config: Config) -> None:
+    _worker(config, 1)["cluster"]["gpuPools"][0]["vmSize"] = "Standard_NC40ads_H100_v5"
+
+
+def _regional_unknown_worker(config: Config) -> None:
+    config[P + "multikueue"]["regional"]["vllm-batch"] = "neu"
+
+
+def _duplicate_worker(config: Config) -> None:
+    _worker(config, 1)["name"] = "weu"
+
+
+def _region_typo(config: Config) -> None:
+    _worker(config)["location"] = "westeurop"
+
+
+def _no_workers(config: Config) -> None:
+    config[P + "multikueue"]["workers"] = []
+
+
+def _worker_existing_mode(config: Config) -> None:
+    _worker(config)["cluster"]["mode"] = "existing"
+
+
+@pytest.mark.parametrize(
+    ("mutate", "path", "words"),
+    [
+        (_manager_gpu_pool, "cluster.gpuPools", "runs no job"),
+        (_typed_manager_quota, "scheduling.departments[0].teams[0].quota", "sum of its quota"),
+        (_elastic_unpinned, "multikueue.regional.vllm-batch", "does not dispatch an elastic"),
+        (_unknown_team, "multikueue.workers[0].quota.team-z", "no team 'team-z'"),
+        (_unknown_flavor, "multikueue.workers[0].quota.team-a.h100", "no pool provides"),
+        (
+            _pool_size_disagrees,
+            "multikueue.workers[1].cluster.gpuPools[0].vmSize",
+            "one VM size in every worker",
+        ),
+        (_regional_unknown_worker, "multikueue.regional.vllm-batch", "workers are weu, sce"),
+        (_duplicate_worker, "multikueue.workers[1].name", "duplicate worker name"),
+        (_region_typo, "multikueue.workers[0].location", "did you mean 'westeurope'"),
+        (_no_workers, "multikueue.workers", "at least one worker"),
+        (_worker_existing_mode, "multikueue.workers[0].cluster.mode", "AKS cluster"),
+    ],
+)
+def test_mistakes_are_refused_at_their_path(
+    tmp_path: Path, mutate: Any, path: str, words: str
+) -> None:
+    document = _multiregion()
+    mutate(document["config"])
+    run = assert_rejected(tmp_path, document, path)
+    line = next(x for x in run.error_lines if x.startswith(f"error: {path}: "))
+    assert words in line
+
+
+def test_a_worker_name_too_long_for_the_stack_is_refused() -> None:
+    """`<stack>-<worker>` names the worker's Azure resources: at most 40 characters."""
+    config = _multiregion()["config"]
+    raw = {key.removeprefix(P): value for key, value in config.items()}
+    with pytest.raises(SettingsError) as refused:
+        parse_settings(raw, stack="s" * 37)
+    assert [str(p) for p in refused.value.problems] == [
+        f"multikueue.workers[{i}].name: {name!r} is too long for this stack: '<stack>-<worker>' "
+        "names the worker's Azure resources and may have at most 40 characters; use at most 2 "
+        "characters"
+        for i, name in enumerate(("weu", "sce"))
+    ]
+    assert parse_settings(raw, stack="s" * 36).multikueue is not None
