@@ -3,7 +3,8 @@ have quota there, their queues, the workloads pinned to it, and the account the 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from base64 import b64decode
+from collections.abc import Collection
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -12,9 +13,10 @@ from pulumi_azure_native import managedidentity
 from catalog.versions import KAI_API_VERSION, KUEUE, KUEUE_API_VERSION, RAY_API_VERSION
 from components.cluster import AksCluster
 from components.k8s_objects import create_object
-from components.namespaces import TeamNamespaces, WorkloadIdentity
+from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
+from components.storage import BlobStorage
 from components.workloads import RayWorkloads
 from manifests.identity import team_identities
 from manifests.multikueue import TOKEN_SECRET, kubeconfig_text, server_of, worker_access_objects
@@ -35,17 +37,15 @@ class MultiKueueWorker(pulumi.ComponentResource):
         worker: str,
         settings: Settings,
         *,
-        identities: Mapping[str, WorkloadIdentity] | None,
-        managed_identities: Mapping[str, managedidentity.UserAssignedIdentity],
-        storage_account: pulumi.Input[str] | None,
+        storage: BlobStorage | None,
         kinds: Collection[str],
         federation_chain: dict[str, pulumi.Resource],
         huggingface_token: pulumi.Output[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`settings`: the worker's own (manifests/multikueue_split.py `worker_settings`);
-        `identities`/`managed_identities`: the teams' identities of the stack's one Blob
-        account, which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
+        `storage`: the stack's one Blob account and the teams' identities (in the manager's
+        region), which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
         the identity's last federated credential so far, which this worker's chain after (Azure
         rejects concurrent credential writes to one identity), updated here."""
         super().__init__("aksray:platform:MultiKueueWorker", name, None, opts)
@@ -58,12 +58,12 @@ class MultiKueueWorker(pulumi.ComponentResource):
             opts=child,
         )
         teams = settings.scheduling.teams
-        credentials = self._federation(name, settings, managed_identities, federation_chain)
+        credentials = self._federation(name, settings, storage, federation_chain)
         self.namespaces = TeamNamespaces(
             f"{name}-teams",
             teams,
             provider=self.cluster.provider,
-            identities={t.name: identities[t.name] for t in teams} if identities else None,
+            identities={t.name: storage.identities[t.name] for t in teams} if storage else None,
             elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self, depends_on=credentials),
         )
@@ -85,7 +85,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             settings,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
-            storage_account=storage_account,
+            storage_account=storage.account_name if storage else None,
             queues=self.queues,
             huggingface_token=huggingface_token,
             ready=[
@@ -102,13 +102,13 @@ class MultiKueueWorker(pulumi.ComponentResource):
         self,
         name: str,
         settings: Settings,
-        managed_identities: Mapping[str, managedidentity.UserAssignedIdentity],
+        storage: BlobStorage | None,
         chain_after: dict[str, pulumi.Resource],
     ) -> list[pulumi.Resource]:
         """Each team's identity trusts this cluster's issuer too: one more credential per
         service account (docs/multikueue.md counts them against Azure's 20 per identity)."""
         issuer = self.cluster.oidc_issuer_url
-        if issuer is None or not managed_identities:
+        if issuer is None or storage is None:
             return []
         plans = team_identities(
             settings.stack,
@@ -117,7 +117,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         )
         created: list[pulumi.Resource] = []
         for plan in plans:
-            identity = managed_identities[plan.team]
+            identity = storage.managed_identities[plan.team]
             chain: list[pulumi.Resource] = (
                 [chain_after[plan.team]] if plan.team in chain_after else []
             )
@@ -125,7 +125,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
                 # Azure rejects concurrent credential writes to one identity: chained.
                 resource = managedidentity.FederatedIdentityCredential(
                     f"{name}-{plan.team}-federation-{credential.account}",
-                    resource_group_name=identity.id.apply(_resource_group),
+                    resource_group_name=storage.resource_group_name,
                     resource_name_=identity.name,
                     federated_identity_credential_resource_name=(
                         f"{credential.name}-{settings.stack}"
@@ -172,13 +172,6 @@ class MultiKueueWorker(pulumi.ComponentResource):
         return pulumi.Output.secret(kubeconfig)
 
 
-def _resource_group(identity_id: str) -> str:
-    """The resource group named in an Azure resource id."""
-    parts = identity_id.split("/")
-    return parts[parts.index("resourceGroups") + 1] if "resourceGroups" in parts else ""
-
-
 def _decoded(data: str) -> str:
-    import base64
-
-    return base64.b64decode(data).decode() if data else ""
+    """A Secret's `data` value (base64) as text."""
+    return b64decode(data).decode() if data else ""
