@@ -1,0 +1,107 @@
+"""`aksray plan` of a stack with `multikueue`: clusters, regions, quota per team per worker and
+the manager's sum, where workloads run; errors for what no worker can ever run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from aksray.checks.multikueue import federated_credentials
+from aksray.runner import run_program, stack_file
+from tests.support.harness import P, cli, stack_document, write_stack
+
+
+def _document() -> dict[str, Any]:
+    return stack_document("multiregion")
+
+
+def test_the_example_stack_plans_clean_and_shows_where_quota_lies() -> None:
+    run = cli("plan", "--stack", "multiregion")
+    assert run.code == 0, run.output
+    assert run.error_lines == []
+    lines = run.stdout.splitlines()
+    start = lines.index("GPU quota per team (the manager's is the sum of the workers'):")
+    assert [line.split() for line in lines[start + 1 : start + 4]] == [
+        ["team", "flavor", "weu", "sce", "manager"],
+        ["team-a", "a100", "4", "4", "8"],
+        ["team-a", "cpu", "0", "0", "0"],
+    ]
+    assert any(line.split()[:3] == ["weu", "worker", "westeurope"] for line in lines)
+    assert any(line.split()[:3] == ["sce", "worker", "swedencentral"] for line in lines)
+    assert any(line.split() == ["vllm-batch", "team-a", "regional", "weu"] for line in lines)
+    assert any(
+        line.split() == ["qwen-lora", "team-a", "multikueue", "weu,", "sce"] for line in lines
+    )
+
+
+def test_json_has_gpu_demand_and_cost_per_region() -> None:
+    run = cli("plan", "--stack", "multiregion", "--json")
+    assert run.code == 0, run.output
+    clusters = json.loads(run.stdout)["multikueue"]["clusters"]
+    by_name = {c["cluster"]: c for c in clusters}
+    assert by_name["weu"]["region"] == "westeurope"
+    assert by_name["weu"]["poolGpus"] == 4
+    # weu: qwen-lora 4 + aurora-finetune 1 + model-stage 0 + vllm-batch at its maximum 2.
+    assert by_name["weu"]["worstCaseGpus"] == 7
+    assert by_name["sce"]["worstCaseGpus"] == 5
+    assert by_name["manager"]["poolGpus"] == 0
+
+
+def test_a_gang_no_worker_can_admit_is_an_error_naming_each_worker(tmp_path: Path) -> None:
+    document = _document()
+    document["config"][P + "workloads"]["qwen-lora"]["workers"] = 6  # 6 GPUs > 4 in each
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert run.code == 1, run.output
+    refused = [line for line in run.error_lines if line.startswith("error: workloads.qwen-lora: ")]
+    assert len(refused) == 1, run.error_lines
+    assert "no worker can ever admit it" in refused[0]
+    assert "weu: " in refused[0] and "sce: " in refused[0]
+
+
+def test_a_gang_one_worker_can_admit_is_dispatched_there(tmp_path: Path) -> None:
+    document = _document()
+    workers = document["config"][P + "multikueue"]["workers"]
+    workers[1]["cluster"]["gpuPools"][0]["maxCount"] = 6
+    workers[1]["quota"]["team-a"]["a100"]["gpu"] = 6
+    document["config"][P + "workloads"]["qwen-lora"]["workers"] = 6
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert not [line for line in run.error_lines if "workloads.qwen-lora" in line], run.output
+
+
+def test_a_team_without_quota_in_any_worker_cannot_dispatch(tmp_path: Path) -> None:
+    document = _document()
+    teams = document["config"][P + "scheduling"]["departments"][0]["teams"]
+    teams.append({"name": "team-b"})
+    document["config"][P + "workloads"]["aurora-finetune"]["team"] = "team-b"
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert run.code == 1
+    assert any(
+        line.startswith("error: workloads.aurora-finetune: team team-b has quota in no worker")
+        for line in run.error_lines
+    ), run.output
+
+
+def test_federated_credentials_are_counted_per_cluster() -> None:
+    settings = run_program(stack_file("multiregion"), stack="multiregion").settings
+    # manager 1 (ray-workload); weu 2 (ray-workload, ray-elastic-head for vllm-batch); sce 1.
+    assert federated_credentials(settings) == {"team-a": 4}
+
+
+def test_more_credentials_than_azure_allows_is_an_error(tmp_path: Path) -> None:
+    document = _document()
+    mk = document["config"][P + "multikueue"]
+    template = mk["workers"][1]
+    mk["workers"] = [mk["workers"][0]] + [
+        {**template, "name": f"w{i}", "location": "swedencentral"} for i in range(18)
+    ]
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert run.code == 1
+    assert any(
+        line.startswith(
+            "error: scheduling.departments[0].teams[0]: its Blob identity would "
+            "need 21 federated credentials"
+        )
+        and "Azure allows 20 per identity" in line
+        for line in run.error_lines
+    ), run.error_lines
