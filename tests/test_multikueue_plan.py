@@ -57,6 +57,21 @@ def test_a_gang_no_worker_can_admit_is_an_error_naming_each_worker(tmp_path: Pat
     assert len(refused) == 1, run.error_lines
     assert "no worker can ever admit it" in refused[0]
     assert "weu: " in refused[0] and "sce: " in refused[0]
+    # The fix is named where the stack file has it: the team's quota in each worker.
+    assert "raise multikueue.workers[0].quota.team-a.a100.gpu" in refused[0]
+    assert "raise multikueue.workers[1].quota.team-a.a100.gpu" in refused[0]
+    assert "scheduling.departments" not in refused[0]
+
+
+def test_a_worker_pool_too_small_for_its_quota_is_reported_at_the_worker(tmp_path: Path) -> None:
+    document = _document()
+    document["config"][P + "multikueue"]["workers"][0]["cluster"]["gpuPools"][0]["maxCount"] = 3
+    run = cli("plan", "--config", write_stack(tmp_path, document))
+    assert run.code == 1
+    assert any(
+        line.startswith("error: multikueue.workers[0].cluster.gpuPools[0].maxCount: in worker weu:")
+        for line in run.error_lines
+    ), run.error_lines
 
 
 def test_a_gang_one_worker_can_admit_is_dispatched_there(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ Errors:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from aksray.checks import run_checks
@@ -23,12 +24,23 @@ from settings.errors import Problem
 from settings.model import Settings, workload_path
 
 
-def _in_worker(problem: Problem, worker: WorkerPlan) -> Problem:
-    """A worker's finding, at the worker's own config path where it names its cluster."""
-    path = problem.path
-    if path == "cluster" or path.startswith("cluster."):
-        path = f"{worker.path}.{path}"
-    return Problem(path, f"in worker {worker.name}: {problem.message}")
+def _reworded(text: str, worker: WorkerPlan, settings: Settings) -> str:
+    """A worker finding's config paths as the stack file has them: a team's quota is under the
+    worker (`multikueue.workers[<i>].quota.<team>`), its other settings at the team's path in
+    the whole tree (the worker's tree holds only the teams with quota there)."""
+    for team in worker.plan.settings.scheduling.teams:
+        own = re.escape(worker.plan.settings.scheduling.team_path(team.name))
+        text = re.sub(own + r"\.quota(?![A-Za-z])", f"{worker.path}.quota.{team.name}", text)
+        text = re.sub(own + r"(?![0-9])", settings.scheduling.team_path(team.name), text)
+    return re.sub(r"(?<![.\w])cluster\.", f"{worker.path}.cluster.", text)
+
+
+def _in_worker(problem: Problem, worker: WorkerPlan, settings: Settings) -> Problem:
+    """A worker's finding, at the stack file's path, saying which worker."""
+    return Problem(
+        _reworded(problem.path, worker, settings),
+        f"in worker {worker.name}: {_reworded(problem.message, worker, settings)}",
+    )
 
 
 def check_workers(settings: Settings, workers: tuple[WorkerPlan, ...], findings: Findings) -> None:
@@ -39,10 +51,11 @@ def check_workers(settings: Settings, workers: tuple[WorkerPlan, ...], findings:
         for problem in found.errors:
             workload = problem.path.removeprefix("workloads.").split(".")[0]
             if problem.path.startswith("workloads.") and workload in worker.dispatched:
-                refused[workload].append(f"{worker.name}: {problem.message}")
+                reason = _reworded(problem.message, worker, settings)
+                refused[workload].append(f"{worker.name}: {reason}")
             else:
-                findings.errors.append(_in_worker(problem, worker))
-        findings.warnings += [_in_worker(p, worker) for p in found.warnings]
+                findings.errors.append(_in_worker(problem, worker, settings))
+        findings.warnings += [_in_worker(p, worker, settings) for p in found.warnings]
     candidates = {
         w.name: [p.name for p in workers if w.name in p.dispatched] for w in settings.workloads
     }
