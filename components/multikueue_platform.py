@@ -9,7 +9,7 @@ from catalog.versions import KUEUE_API_VERSION
 from components.multikueue_manager import MultiKueueManager
 from components.multikueue_worker import MultiKueueWorker
 from components.platform import Platform
-from manifests.multikueue import dispatched_kinds
+from manifests.multikueue import dispatched_kinds, team_workers
 from manifests.multikueue_split import manager_settings, worker_settings
 from settings.model import Settings
 
@@ -46,6 +46,12 @@ class MultiKueuePlatform(pulumi.ComponentResource):
             else {}
         )
         kinds = dispatched_kinds(settings)
+        where = team_workers(settings)
+        submitted = [
+            w
+            for w in settings.enabled_workloads
+            if not w.staged and w.name not in settings.multikueue.regional
+        ]
         self.workers = {}
         for worker in settings.multikueue.workers:
             self.workers[worker.name] = MultiKueueWorker(
@@ -55,6 +61,7 @@ class MultiKueuePlatform(pulumi.ComponentResource):
                 storage=storage,
                 kinds=kinds,
                 federation_chain=chain,
+                dispatched=tuple(w for w in submitted if worker.name in where.get(w.team, ())),
                 huggingface_token=huggingface_token,
                 opts=pulumi.ResourceOptions(parent=self),
             )

@@ -13,6 +13,7 @@ from pulumi_azure_native import managedidentity
 from catalog.versions import KAI_API_VERSION, KUEUE, KUEUE_API_VERSION, RAY_API_VERSION
 from components.cluster import AksCluster
 from components.k8s_objects import create_object
+from components.multikueue_support import DispatchedWorkloadSupport
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
@@ -20,7 +21,7 @@ from components.storage import BlobStorage
 from components.workloads import RayWorkloads
 from manifests.identity import team_identities
 from manifests.multikueue import TOKEN_SECRET, kubeconfig_text, server_of, worker_access_objects
-from settings.model import Settings
+from settings.model import Settings, WorkloadSettings
 
 
 class MultiKueueWorker(pulumi.ComponentResource):
@@ -29,6 +30,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
     operators: ClusterOperators
     queues: SchedulingQueues
     workloads: RayWorkloads
+    support: DispatchedWorkloadSupport  # what dispatched jobs' pods need here
     kubeconfig: pulumi.Output[str]  # for the manager: a Pulumi secret
 
     def __init__(
@@ -40,6 +42,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         storage: BlobStorage | None,
         kinds: Collection[str],
         federation_chain: dict[str, pulumi.Resource],
+        dispatched: tuple[WorkloadSettings, ...] = (),
         huggingface_token: pulumi.Output[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
@@ -47,7 +50,8 @@ class MultiKueueWorker(pulumi.ComponentResource):
         `storage`: the stack's one Blob account and the teams' identities (in the manager's
         region), which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
         the identity's last federated credential so far, which this worker's chain after (Azure
-        rejects concurrent credential writes to one identity), updated here."""
+        rejects concurrent credential writes to one identity), updated here; `dispatched`: the
+        submitted workloads MultiKueue may send here (their code, policy and token go here)."""
         super().__init__("aksray:platform:MultiKueueWorker", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.cluster = AksCluster(
@@ -93,6 +97,15 @@ class MultiKueueWorker(pulumi.ComponentResource):
                 for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))
                 if r is not None
             ],
+            opts=child,
+        )
+        self.support = DispatchedWorkloadSupport(
+            f"{name}-dispatched",
+            settings,
+            dispatched,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            huggingface_token=huggingface_token,
             opts=child,
         )
         self.kubeconfig = self._manager_access(name, worker, kinds)

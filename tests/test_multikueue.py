@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from manifests.multikueue import (
     worker_access_objects,
     worker_role_rules,
 )
-from tests.support.harness import ancestors, one
+from tests.support.harness import ancestors, one, stack_document, with_runs, write_stack
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 
@@ -184,3 +185,22 @@ def test_worker_objects_live_under_their_worker(result: RunResult) -> None:
         "aksray-sce-clusterrole-aksray-multikueue-worker",
     )
     assert "aksray-sce" in [a.name for a in ancestors(result, role)]
+
+
+def test_a_submitted_job_finds_its_code_and_policy_in_every_candidate_worker(
+    tmp_path: Path,
+) -> None:
+    document = with_runs(stack_document("multiregion"))
+    result = run_program(write_stack(tmp_path, document, "Pulumi.multiregion.yaml"))
+    config_maps = {r.name: _provider(r) for r in result.by_type("kubernetes:core/v1:ConfigMap")}
+    for worker in ("weu", "sce"):
+        assert config_maps[f"aksray-{worker}-dispatched-qwen-lora-code"] == (
+            f"aksray-{worker}-cluster-k8s"
+        )
+    # The job itself is submitted once, to the manager; vllm-batch, regional, only in weu.
+    jobs = {r.name: _provider(r) for r in result.by_type("kubernetes:ray.io/v1:RayJob")}
+    assert jobs["aksray-workloads-qwen-lora"] == "aksray-cluster-k8s"
+    assert jobs["aksray-weu-workloads-vllm-batch"] == "aksray-weu-cluster-k8s"
+    assert not any(name.startswith("aksray-sce-") for name in jobs)
+    policies = {r.name for r in result.by_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
+    assert "aksray-sce-dispatched-aurora-finetune-network" in policies
