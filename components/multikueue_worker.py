@@ -163,10 +163,13 @@ class MultiKueueWorker(pulumi.ComponentResource):
             create_object(f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, opts)
             for o in worker_access_objects(kinds)
         ]
-        # Read back once Kubernetes has filled in the token (the Secret was created above).
+        # Read back once Kubernetes has filled in the token. The id is the created Secret's:
+        # unknown in a preview before it exists, where the read then waits instead of failing.
+        created_token = created[-1]
+        token_id = created_token.id.apply(lambda _: f"{KUEUE.namespace}/{TOKEN_SECRET}")
         token_secret = k8s.core.v1.Secret.get(
             f"{name}-manager-token",
-            f"{KUEUE.namespace}/{TOKEN_SECRET}",
+            token_id,
             opts=pulumi.ResourceOptions(
                 parent=self, provider=self.cluster.provider, depends_on=created
             ),

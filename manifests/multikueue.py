@@ -77,7 +77,7 @@ def dispatched_kinds(settings: Settings) -> tuple[str, ...]:
 
 def worker_access_objects(kinds: Collection[str]) -> list[dict[str, Any]]:
     """On a worker: the manager's ServiceAccount, its ClusterRole and binding, and the
-    long-lived token Secret Kubernetes fills in for it (recreated by `pulumi up` to renew)."""
+    long-lived token Secret Kubernetes fills in for it (replace it to renew the token)."""
     namespace = KUEUE.namespace
     subject = {"kind": "ServiceAccount", "name": MANAGER_ACCOUNT, "namespace": namespace}
     return [
