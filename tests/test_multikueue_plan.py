@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from aksray.checks.multikueue import federated_credentials
 from aksray.runner import run_program, stack_file
 from tests.support.harness import P, cli, stack_document, write_stack
@@ -120,3 +122,13 @@ def test_more_credentials_than_azure_allows_is_an_error(tmp_path: Path) -> None:
         and "Azure allows 20 per identity" in line
         for line in run.error_lines
     ), run.error_lines
+
+
+def test_the_rehearsal_refuses_a_multikueue_stack_clearly(tmp_path: Path) -> None:
+    from aksray.rehearse.run import InvalidConfigError, validate
+
+    config = _document()["config"]
+    stack = {key.removeprefix(P): value for key, value in config.items()}
+    with pytest.raises(InvalidConfigError) as refused:
+        validate(stack, tmp_path, "multiregion")
+    assert "cannot play a MultiKueue manager" in str(refused.value)
