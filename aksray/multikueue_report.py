@@ -28,7 +28,7 @@ def clusters(settings: Settings, workers: Sequence[WorkerPlan]) -> list[dict[str
             "gpuPools": [],
             "poolGpus": 0,
             "worstCaseGpus": 0,
-            "usdPerMonthAtMost": monthly_cost(settings)["usdPerMonthAtMost"],
+            **_cost(settings),
         }
     ]
     for worker in workers:
@@ -42,10 +42,21 @@ def clusters(settings: Settings, workers: Sequence[WorkerPlan]) -> list[dict[str
                 "gpuPools": [pool.name for pool in own.cluster.gpu_pools],
                 "poolGpus": demand["poolGpus"],
                 "worstCaseGpus": demand["worstCaseGpus"],
-                "usdPerMonthAtMost": monthly_cost(own)["usdPerMonthAtMost"],
+                **_cost(own),
             }
         )
     return rows
+
+
+def _cost(settings: Settings) -> dict[str, Any]:
+    """At most, per month, at list price; the region each price is from (the table may have
+    only another region's figure) and the pools it has none for."""
+    cost = monthly_cost(settings)
+    return {
+        "usdPerMonthAtMost": cost["usdPerMonthAtMost"],
+        "priceRegions": sorted({r["priceRegion"] for r in cost["pools"] if r["priceRegion"]}),
+        "unpriced": cost["unpriced"],
+    }
 
 
 def quotas(settings: Settings) -> list[dict[str, Any]]:
@@ -110,6 +121,7 @@ def multikueue_lines(data: Mapping[str, Any]) -> list[str]:
             "GPUs at most",
             "GPUs wanted at worst",
             "USD/month at most",
+            "prices of",
         ),
         (
             (
@@ -120,6 +132,7 @@ def multikueue_lines(data: Mapping[str, Any]) -> list[str]:
                 r["poolGpus"],
                 r["worstCaseGpus"],
                 r["usdPerMonthAtMost"],
+                ", ".join(r["priceRegions"]) or "-",
             )
             for r in data["clusters"]
         ),

@@ -48,6 +48,9 @@ def test_json_has_gpu_demand_and_cost_per_region() -> None:
     assert by_name["weu"]["worstCaseGpus"] == 7
     assert by_name["sce"]["worstCaseGpus"] == 5
     assert by_name["manager"]["poolGpus"] == 0
+    # The price table holds East US list prices: the figure says whose they are.
+    assert by_name["weu"]["priceRegions"] == ["eastus"]
+    assert by_name["weu"]["usdPerMonthAtMost"] == round(4 * 3.673 * 730, 2)
 
 
 def test_a_gang_no_worker_can_admit_is_an_error_naming_each_worker(tmp_path: Path) -> None:
