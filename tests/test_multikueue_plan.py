@@ -11,6 +11,7 @@ import pytest
 
 from aksray.checks.multikueue import federated_credentials
 from aksray.runner import run_program, stack_file
+from catalog.prices import HOURS_PER_MONTH, USD_PER_HOUR
 from tests.support.harness import P, cli, stack_document, write_stack
 
 
@@ -50,7 +51,9 @@ def test_json_has_gpu_demand_and_cost_per_region() -> None:
     assert by_name["manager"]["poolGpus"] == 0
     # The price table holds East US list prices: the figure says whose they are.
     assert by_name["weu"]["priceRegions"] == ["eastus"]
-    assert by_name["weu"]["usdPerMonthAtMost"] == round(4 * 3.673 * 730, 2)
+    assert by_name["weu"]["usdPerMonthAtMost"] == round(
+        4 * USD_PER_HOUR["Standard_NC24ads_A100_v4"] * HOURS_PER_MONTH, 2
+    )
 
 
 def test_a_gang_no_worker_can_admit_is_an_error_naming_each_worker(tmp_path: Path) -> None:
