@@ -71,6 +71,28 @@ class MultiKueueWorker(pulumi.ComponentResource):
             elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self, depends_on=credentials),
         )
+        self._operators_and_jobs(name, settings, storage, huggingface_token)
+        self.support = DispatchedWorkloadSupport(
+            f"{name}-dispatched",
+            settings,
+            dispatched,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            huggingface_token=huggingface_token,
+            opts=child,
+        )
+        self.kubeconfig = self._manager_access(name, worker, kinds)
+        self.register_outputs({"clusterName": self.cluster.cluster_name})
+
+    def _operators_and_jobs(
+        self,
+        name: str,
+        settings: Settings,
+        storage: BlobStorage | None,
+        huggingface_token: pulumi.Output[str] | None,
+    ) -> None:
+        """Operators, queues and the regional workloads, as a one-cluster Platform has them."""
+        child = pulumi.ResourceOptions(parent=self)
         self.operators = ClusterOperators(
             f"{name}-operators", settings, provider=self.cluster.provider, opts=child
         )
@@ -99,17 +121,6 @@ class MultiKueueWorker(pulumi.ComponentResource):
             ],
             opts=child,
         )
-        self.support = DispatchedWorkloadSupport(
-            f"{name}-dispatched",
-            settings,
-            dispatched,
-            provider=self.cluster.provider,
-            namespaces=self.namespaces,
-            huggingface_token=huggingface_token,
-            opts=child,
-        )
-        self.kubeconfig = self._manager_access(name, worker, kinds)
-        self.register_outputs({"clusterName": self.cluster.cluster_name})
 
     def _federation(
         self,
