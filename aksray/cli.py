@@ -215,6 +215,19 @@ def _run(args: argparse.Namespace) -> int:
         _print_errors(problems, sys.stderr)
         return EXIT_PROBLEMS
 
+    if args.command == "render" and result.settings.multikueue is not None:
+        from aksray.multikueue_render import write_multikueue_render
+
+        try:
+            count, _ = write_multikueue_render(result, args.out)
+        except OSError as exc:
+            _print_errors(
+                [f"--out {args.out}: cannot write there ({exc.strerror}); name a directory"],
+                sys.stderr,
+            )
+            return EXIT_PROBLEMS
+        print(f"wrote {count} Kubernetes documents in one folder per cluster under {args.out}")
+        return EXIT_OK
     if args.command == "render":
         from aksray.render import write_render
 

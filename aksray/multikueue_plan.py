@@ -41,7 +41,7 @@ def dispatched_workloads(settings: Settings) -> tuple[str, ...]:
     return tuple(w.name for w in settings.enabled_workloads if w.name not in regional)
 
 
-def _under(result: RunResult, component_urn: str) -> list[RecordedResource]:
+def resources_under(result: RunResult, component_urn: str) -> list[RecordedResource]:
     """The resources whose parent chain reaches `component_urn`."""
     by_urn = {r.urn: r for r in result.resources}
     inside: list[RecordedResource] = []
@@ -70,7 +70,7 @@ def worker_plans(result: RunResult) -> tuple[WorkerPlan, ...]:
         )
         workloads = tuple(w for w in settings.workloads if w.name in here or w in own.workloads)
         own = dataclasses.replace(own, workloads=workloads)
-        recorded = _under(result, components.get(f"aksray-{worker.name}", ""))
+        recorded = resources_under(result, components.get(f"aksray-{worker.name}", ""))
         sub = dataclasses.replace(result, resources=recorded, settings=own)
         reg = registered(sub)
         plan = Plan(

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from aksray.checks.multikueue import federated_credentials
 from aksray.runner import run_program, stack_file
@@ -138,3 +139,23 @@ def test_the_rehearsal_refuses_a_multikueue_stack_clearly(tmp_path: Path) -> Non
     with pytest.raises(InvalidConfigError) as refused:
         validate(stack, tmp_path, "multiregion")
     assert "cannot play a MultiKueue manager" in str(refused.value)
+
+
+def test_render_writes_one_folder_per_cluster(tmp_path: Path) -> None:
+    run = cli("render", "--stack", "multiregion", "--out", tmp_path)
+    assert run.code == 0, run.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["manager", "sce", "weu"]
+
+    def gpus(cluster: str) -> int:
+        queue = yaml.safe_load(
+            (tmp_path / cluster / "kubernetes" / "clusterqueue-team-a.yaml").read_text()
+        )
+        a100 = next(f for f in queue["spec"]["resourceGroups"][0]["flavors"] if f["name"] == "a100")
+        return int(
+            next(r["nominalQuota"] for r in a100["resources"] if r["name"] == "nvidia.com/gpu")
+        )
+
+    assert (gpus("manager"), gpus("weu"), gpus("sce")) == (8, 4, 4)
+    manager = {p.name for p in (tmp_path / "manager" / "kubernetes").iterdir()}
+    assert "multikueuecluster-weu.yaml" in manager
+    assert "clusterrole-aksray-multikueue-worker.yaml" not in manager
