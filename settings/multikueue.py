@@ -51,6 +51,7 @@ def parse_multikueue(
     workers = _workers(section, stack, scheduling)
     names = tuple(worker.name for worker in workers)
     regional = _regional(section, names, workloads)
+    _check_regional_quota(section, workers, workloads, regional)
     _check_manager(section, manager, scheduling)
     _check_flavors_agree(section, workers)
     _check_elastic_regional(section, workloads, regional)
@@ -178,6 +179,25 @@ def _regional(
         else:
             result[str(workload)] = worker
     return result
+
+
+def _check_regional_quota(
+    section: Section,
+    workers: tuple[WorkerCluster, ...],
+    workloads: tuple[WorkloadSettings, ...],
+    regional: Mapping[str, str],
+) -> None:
+    """A workload pinned to a worker runs in its team's queue there: the team needs quota."""
+    quota = {worker.name: worker.quota for worker in workers}
+    for workload in workloads:
+        worker = regional.get(workload.name)
+        if worker is not None and not quota.get(worker, {}).get(workload.team):
+            section.problem(
+                join(section.path, f"regional.{workload.name}"),
+                f"team {workload.team} has no quota in worker {worker}, so {workload.name} "
+                f"could never run there; give it quota in that worker's quota.{workload.team} "
+                "or name a worker it has quota in",
+            )
 
 
 def _check_manager(

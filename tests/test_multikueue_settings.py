@@ -74,6 +74,10 @@ def _regional_unknown_worker(config: Config) -> None:
     config[P + "multikueue"]["regional"]["vllm-batch"] = "neu"
 
 
+def _regional_without_quota(config: Config) -> None:
+    del _worker(config)["quota"]["team-a"]
+
+
 def _duplicate_worker(config: Config) -> None:
     _worker(config, 1)["name"] = "weu"
 
@@ -105,6 +109,11 @@ def _worker_existing_mode(config: Config) -> None:
         ),
         (_regional_unknown_worker, "multikueue.regional.vllm-batch", "workers are weu, sce"),
         (_duplicate_worker, "multikueue.workers[1].name", "duplicate worker name"),
+        (
+            _regional_without_quota,
+            "multikueue.regional.vllm-batch",
+            "team team-a has no quota in worker weu",
+        ),
         (_region_typo, "multikueue.workers[0].location", "did you mean 'westeurope'"),
         (_no_workers, "multikueue.workers", "at least one worker"),
         (_worker_existing_mode, "multikueue.workers[0].cluster.mode", "AKS cluster"),
