@@ -112,10 +112,11 @@ test: install
 
 check: lint typecheck test
 
-# The upstream files the conformance tests validate against (CRDs, chart values at the pinned
-# tags; the list and each SHA-256 in scripts/reference/files.tsv), from their official locations,
-# or copied from the folder AKSRAY_REFERENCE names, into .cache/reference/ (outside git). Without
-# them `make test` runs every other test and says how many it left out.
+# The upstream files the conformance tests and `aksray rehearse` read (the CRDs and every file of
+# each pinned chart at its release tag: 301 files, 14 MB; the list and each SHA-256 in
+# scripts/reference/files.tsv), from their official locations, or copied from the folder
+# AKSRAY_REFERENCE names, into .cache/reference/ (outside git). Without them `make test` runs
+# every other test and says how many it left out.
 reference: install
 	$(BIN)/python scripts/reference/fetch.py
 
@@ -138,8 +139,9 @@ e2e: engine
 	scripts/engine/e2e.sh
 
 # Tier T5: the rehearsal rig. `make rig` builds etcd, kube-apiserver, kube-controller-manager,
-# kube-scheduler, kwok, Kueue and the KubeRay operator from the Go module proxy into a cache
-# outside the repository (cold: 25-30 min on 2 cores, measured; then seconds). `make rehearse-test`
+# kube-scheduler, kwok, Kueue, the KubeRay operator and KAI's five services from the Go module
+# proxy into a cache outside the repository (cold, 2 cores, measured: 25-30 min without KAI on a
+# machine of its own, KAI adds 5-6 min; 72 min on a shared, loaded one; then seconds). `make rehearse-test`
 # plays every scenario on the dev and prod stacks and the two seed demos through the real engine.
 rig:
 	scripts/rig/build.sh
@@ -167,7 +169,7 @@ PAYLOAD_TEST_TIMEOUT ?= 400
 test-payloads: $(PAYLOAD_STAMP)
 	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload \
 	  -o faulthandler_timeout=$(PAYLOAD_TEST_TIMEOUT) -o faulthandler_exit_on_timeout=true \
-	  tests/test_payloads_heavy.py tests/test_payloads_ray.py
+	  tests/test_payloads_heavy.py tests/test_payloads_ray.py tests/test_payloads_serve_autoscaling.py
 
 clean:
 	rm -rf $(VENV) $(PAYLOAD_VENV) $(CHOICE) $(UV_HOME) .pytest_cache .mypy_cache .ruff_cache out

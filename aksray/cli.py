@@ -1,6 +1,6 @@
 """`aksray`: run the platform program offline, without credentials, and show what it would do.
 
-  aksray plan   (--stack NAME | --config FILE) [--json]
+  aksray plan   (--stack NAME | --config FILE) [--json | --format markdown [--full-plan FILE]]
   aksray render (--stack NAME | --config FILE) --out DIR
   aksray rehearse (--stack NAME | --config FILE) [--scenario NAME] [--kubeconfig FILE] [--json]
   aksray --version
@@ -21,7 +21,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from aksray.stackfile import StackFileError
 from aksray.usage import (
@@ -33,6 +33,10 @@ from aksray.usage import (
     epilog,
     version_text,
 )
+from settings.errors import problem_lines
+
+# Set aside at start and given back when a run exhausts memory, to print the line saying so.
+_MEMORY_RESERVE: Final = 4 * 1024 * 1024
 
 if TYPE_CHECKING:
     from aksray.checks.findings import Findings
@@ -93,6 +97,30 @@ def _add_plan(commands: Any) -> None:
     plan.add_argument(
         "--json", dest="format", action="store_const", const="json", help="--format json"
     )
+    plan.add_argument(
+        "--full-plan",
+        metavar="FILE",
+        type=Path,
+        help="with --format markdown: also write the whole plan to FILE (every team, every "
+        "warning, every table; every diagram Mermaid draws). The comment on stdout stays within "
+        "the 65,536 characters of a pull-request comment: past that it lists the queues per "
+        "department, cuts tables and warnings, says what it left out and links to FILE",
+    )
+    plan.add_argument(
+        "--full-plan-link",
+        metavar="URL",
+        help="with --full-plan: where readers of the comment find FILE (e.g. the CI run that "
+        "keeps it as an artifact); the comment's link goes there instead of to FILE's path",
+    )
+
+
+def _check_plan_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.command != "plan":
+        return
+    if args.full_plan is not None and args.format != "markdown":
+        parser.error("--full-plan needs --format markdown (the whole plan of the comment)")
+    if args.full_plan_link is not None and args.full_plan is None:
+        parser.error("--full-plan-link needs --full-plan FILE (the file it links to)")
 
 
 def _add_render(commands: Any) -> None:
@@ -163,16 +191,23 @@ def _print_errors(lines: Sequence[str], stream: TextIO) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _check_plan_options(parser, args)
     # One short command over one run's objects: the cyclic collector would only walk the whole
     # recorded plan again and again (seconds on a stack of a thousand teams). Restored on return,
     # for callers that stay (the tests call main() in-process).
     collecting = gc.isenabled()
     gc.disable()
+    reserve: bytearray | None = bytearray(_MEMORY_RESERVE)
     try:
         return _run(args)
     except StackFileError as exc:
         _print_errors([str(exc)], sys.stderr)
+        return EXIT_PROBLEMS
+    except MemoryError:
+        reserve = None
+        _print_errors([_out_of_memory(args)], sys.stderr)
         return EXIT_PROBLEMS
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -193,25 +228,44 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_INTERNAL
     finally:
+        del reserve
         if collecting:
             gc.enable()
 
 
+def _out_of_memory(args: argparse.Namespace) -> str:
+    where = args.config if args.config is not None else f"--stack {args.stack}"
+    return (
+        f"{where}: the run exhausted the memory this process may use (a plan takes about half "
+        "a MiB per team); give it more memory, or plan the stack in parts"
+    )
+
+
 def _run(args: argparse.Namespace) -> int:
-    from aksray.runner import run_program
+    from aksray.preflight import preflight
+    from aksray.runner import RunResult, run_program
 
     config_file, stack = _config_file(args)
     if args.command == "rehearse":
         from aksray.rehearse.command import run as rehearse
 
         return rehearse(args, config_file, stack)
-    result = run_program(config_file, stack=stack)
+    checked = preflight(config_file, stack)
+    if checked.problems:
+        result = RunResult(stack=checked.stack, config_file=config_file, problems=checked.problems)
+    else:
+        result = run_program(config_file, stack=checked.stack, config=checked.config)
     if result.problems:
-        problems = [str(problem) for problem in result.problems]
+        problems = problem_lines(result.problems)
         if args.command == "plan" and args.format == "markdown":
             from aksray.markdown import invalid_markdown
 
-            print(invalid_markdown(result.stack, problems), end="")
+            where = _full_plan_reference(args)
+            if args.full_plan is not None and not _write_full_plan(
+                args.full_plan, invalid_markdown(result.stack, problems, budget=None, where=where)
+            ):
+                return EXIT_PROBLEMS
+            print(invalid_markdown(result.stack, problems, where=where), end="")
         _print_errors(problems, sys.stderr)
         return EXIT_PROBLEMS
 
@@ -244,14 +298,42 @@ def _run(args: argparse.Namespace) -> int:
             f"{len(result.resources)} resources to {resources_json}"
         )
         return EXIT_OK
-    return _plan(result, args.format)
+    return _plan(result, args)
 
 
-def _plan(result: RunResult, output: str) -> int:
+def _full_plan_reference(args: argparse.Namespace) -> str:
+    from aksray.markdown import full_plan_reference
+
+    if args.full_plan is None:
+        return full_plan_reference(None, None)
+    return full_plan_reference(args.full_plan.name, args.full_plan_link or str(args.full_plan))
+
+
+def _write_full_plan(path: Path, text: str) -> bool:
+    """`--full-plan FILE`, its folder created if missing; False (and one error line) when it
+    cannot be written."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        _print_errors(
+            [f"--full-plan {path}: cannot write there ({exc.strerror}); name a file to write"],
+            sys.stderr,
+        )
+        return False
+    return True
+
+
+def _plan(result: RunResult, args: argparse.Namespace) -> int:
     if result.settings is not None and result.settings.multikueue is not None:
         from aksray.multikueue_cli import plan_multikueue
 
-        return plan_multikueue(result, output)
+        full_plan: Path | None = args.full_plan
+        return plan_multikueue(
+            result,
+            args.format,
+            write_full_plan=None if full_plan is None else lambda t: _write_full_plan(full_plan, t),
+        )
     from aksray.checks import run_checks
     from aksray.graph import critical_path
     from aksray.model import plan
@@ -260,6 +342,7 @@ def _plan(result: RunResult, output: str) -> int:
     planned = plan(result)
     findings = run_checks(planned)
     data = summary(planned, critical_path(result))
+    output = args.format
     if output == "json":
         print(
             json.dumps(
@@ -279,23 +362,27 @@ def _plan(result: RunResult, output: str) -> int:
         from aksray.cost import monthly_cost
         from aksray.markdown import plan_markdown
 
-        text = plan_markdown(
-            result.stack,
-            resources=len(result.resources),
-            data=data,
-            checks=findings.to_json(),
-            notes=result.warnings,
-            cost=monthly_cost(planned.settings),
-        )
-        print(text, end="")
+        where = _full_plan_reference(args)
+        facts: dict[str, Any] = {
+            "resources": len(result.resources),
+            "data": data,
+            "checks": findings.to_json(),
+            "notes": result.warnings,
+            "cost": monthly_cost(planned.settings),
+        }
+        if args.full_plan is not None and not _write_full_plan(
+            args.full_plan, plan_markdown(result.stack, **facts, budget=None, where=where)
+        ):
+            return EXIT_PROBLEMS
+        print(plan_markdown(result.stack, **facts, where=where), end="")
     else:
         _print_text(result, data, findings)
     # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    for problem in findings.warnings:
-        print(f"warning: {problem}", file=sys.stderr)
-    _print_errors([str(problem) for problem in findings.errors], sys.stderr)
+    for line in problem_lines(findings.warnings):
+        print(f"warning: {line}", file=sys.stderr)
+    _print_errors(problem_lines(findings.errors), sys.stderr)
     return EXIT_PROBLEMS if findings.errors else EXIT_OK
 
 

@@ -1,10 +1,12 @@
-"""Mermaid flowcharts for the Markdown plan: the organisation tree with its quotas, and the deploy
-critical path.
+"""Mermaid flowcharts for the Markdown plan: the organisation tree with its quotas (per team, or
+per department for a large organisation), and the deploy critical path.
 
 Written in a small subset of Mermaid that always parses (tests/support/mermaid.py checks it):
 a `flowchart TD` header, nodes `id["label"]` with generated ids (`n0`, `n1`, ...: never a word
 Mermaid reserves), edges `a --> b`. Labels are quoted; `"`, `#`, `&`, `<`, `>` and the backtick
 are written as Mermaid entity codes (`#34;` ...) and a label's lines are joined by `<br/>`.
+
+A chart Mermaid would refuse is never written: `Flowchart.refusal()` says why it would be.
 """
 
 from __future__ import annotations
@@ -12,7 +14,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from aksray.departments import Department, flavor_quota_text, shown_resources
 from aksray.graph import estimated_seconds, format_duration
+
+# Mermaid's own defaults (mermaid-js/mermaid, packages/mermaid/src/schemas/config.schema.yaml:
+# `maxEdges` 500, `maxTextSize` 50000). GitHub and Azure DevOps render with them, and a diagram
+# cannot raise either (both are in the `secure` list). Mermaid's flowchart parser stops at the
+# 501st edge ("Edge limit exceeded"); a diagram text longer than maxTextSize (in JavaScript string
+# length: UTF-16 code units) is drawn as "Maximum text size in diagram exceeded" instead.
+MAX_EDGES: Final = 500
+MAX_TEXT_SIZE: Final = 50_000
 
 HEADER: Final = "flowchart TD"
 LINE_BREAK: Final = "<br/>"
@@ -31,6 +42,7 @@ class Flowchart:
     def __init__(self) -> None:
         self.lines = [HEADER]
         self._count = 0
+        self.edges = 0
 
     def node(self, *lines: str) -> str:
         node_id = f"n{self._count}"
@@ -40,6 +52,22 @@ class Flowchart:
 
     def edge(self, source: str, target: str) -> None:
         self.lines.append(f"  {source} --> {target}")
+        self.edges += 1
+
+    def text_size(self) -> int:
+        """The chart's text as Mermaid measures it (JavaScript string length)."""
+        return len("\n".join(self.lines).encode("utf-16-le")) // 2
+
+    def refusal(self) -> str | None:
+        """Why Mermaid would refuse to draw the chart; None when it draws it."""
+        if self.edges > MAX_EDGES:
+            return f"{self.edges:,} edges, more than the {MAX_EDGES} Mermaid draws (maxEdges)"
+        size = self.text_size()
+        if size > MAX_TEXT_SIZE:
+            return (
+                f"{size:,} characters, more than the {MAX_TEXT_SIZE:,} Mermaid reads (maxTextSize)"
+            )
+        return None
 
     def block(self) -> list[str]:
         """The chart as a fenced Markdown block."""
@@ -52,8 +80,7 @@ def _amounts(values: Mapping[str, Any] | None, keys: Sequence[str]) -> str:
 
 def _flavor_quota(flavor: Mapping[str, Any]) -> str:
     """`a100: gpu 5`, `cpu: cpu 8, memory 32Gi`, with the limits a team has on top."""
-    # On a GPU flavor cpu and memory follow the GPUs (their share of a node): the GPUs say it.
-    keys = ("gpu",) if flavor["nominal"].get("gpu") else ("cpu", "memory")
+    keys = shown_resources(flavor["nominal"])
     text = f"{flavor['flavor']}: {_amounts(flavor['nominal'], keys)}"
     for limit, verb in (("borrowingLimit", "borrows"), ("lendingLimit", "lends")):
         amounts = _amounts(flavor[limit], keys)
@@ -81,6 +108,23 @@ def organisation(stack: str, queues: Sequence[Mapping[str, Any]]) -> Flowchart:
             *(_flavor_quota(flavor) for flavor in queue["flavors"]),
         )
         chart.edge(departments[department], team)
+    return chart
+
+
+def organisation_by_department(stack: str, departments: Sequence[Department]) -> Flowchart:
+    """stack -> departments, each with its number of teams and the sum of their quotas per
+    flavor: the organisation of a stack too large to draw team by team."""
+    chart = Flowchart()
+    root = chart.node(f"stack {stack}")
+    for department in departments:
+        teams = len(department.teams)
+        node = chart.node(
+            f"department {department.name}",
+            f"Kueue cohort {department.cohort}",
+            f"{teams} team{'' if teams == 1 else 's'}, together:",
+            *(flavor_quota_text(flavor, sums) for flavor, sums in department.nominal.items()),
+        )
+        chart.edge(root, node)
     return chart
 
 

@@ -6,8 +6,9 @@
   second computation of them.
 - `WorkloadPlan`: per enabled workload its pod sets (manifests/ray.py), the flavor Kueue gives
   each on an empty cluster, every flavor it may get, and how many such pods one node of each
-  flavor's pool holds (manifests/capacity.py node allocatable). The Kueue model is
-  aksray/admission.py.
+  flavor's pool holds (scheduling/nodes.py node allocatable). The Kueue model is
+  scheduling/admission.py, over the ClusterQueues as recorded (scheduling/queues.py
+  `read_cluster_queue`).
 
 Operators the stack does not install (`operators.install: false`) are the cluster's own: the
 planner then assumes what docs/cluster-software.md requires of them — Kueue with the integrations
@@ -19,6 +20,7 @@ declares, or unknown.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -26,7 +28,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from aksray.admission import (
+from catalog.kai import BINPACK, KAI_ACTIONS, SPREAD
+from catalog.priorities import PRIORITY_CLASSES
+from catalog.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
+from manifests import ray_pods
+from manifests.helm_values import KUEUE_FRAMEWORKS
+from scheduling.admission import (
+    FlavorLabels,
     FlavorResource,
     Inadmissible,
     assign_pod_sets,
@@ -34,13 +42,10 @@ from aksray.admission import (
     headroom,
     usable_flavors,
 )
-from catalog.kai import BINPACK, KAI_ACTIONS, SPREAD
-from catalog.priorities import PRIORITY_CLASSES
-from catalog.versions import KAI_API_VERSION, KAI_SCHEDULER, KUEUE, KUEUE_API_VERSION
-from manifests import ray_pods
-from manifests.capacity import node_allocatable
-from manifests.helm_values import KUEUE_FRAMEWORKS
-from manifests.ray_pods import PodSet
+from scheduling.amounts import Amounts
+from scheduling.nodes import pods_per_node as node_pods
+from scheduling.podsets import PodSet
+from scheduling.queues import TeamQueue, read_cluster_queue
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
@@ -74,6 +79,19 @@ class Registered:
     # Keys of the release's `scheduler.actions` that name no KAI action (typos).
     kai_unknown_actions: tuple[str, ...] = ()
     cohorts: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # cohort -> queues
+
+    @functools.cached_property
+    def queues(self) -> dict[str, TeamQueue]:
+        """The recorded ClusterQueues, read once into the core's typed queues (by name)."""
+        return {name: read_cluster_queue(obj) for name, obj in self.cluster_queues.items()}
+
+    @functools.cached_property
+    def flavor_labels(self) -> FlavorLabels:
+        """Each recorded ResourceFlavor's node labels, by flavor name."""
+        return {
+            name: dict((obj.get("spec") or {}).get("nodeLabels") or {})
+            for name, obj in self.resource_flavors.items()
+        }
 
 
 def _release_values(resource: RecordedResource) -> Mapping[str, Any]:
@@ -177,9 +195,7 @@ def registered(result: RunResult) -> Registered:
 
 def pods_per_node(pod_set: PodSet, vm_size: str) -> int:
     """How many pods of this shape one node of the size holds (by node allocatable)."""
-    node = node_allocatable(vm_size)
-    fits = [node.get(resource) // amount for resource, amount in pod_set.requests.items() if amount]
-    return min(fits) if fits else 0
+    return node_pods(Amounts(pod_set.requests), vm_size)
 
 
 @dataclass(frozen=True)
@@ -225,19 +241,18 @@ class WorkloadPlan:
 
 def borrowable(reg: Registered, team: str) -> dict[FlavorResource, int]:
     """What the team's cohort can lend it when idle, per (flavor, resource)."""
-    queue = reg.cluster_queues[team]
-    cohort = queue["spec"].get("cohortName")
-    members = reg.cohorts.get(str(cohort), ()) if cohort else ()
-    return cohort_borrowable([reg.cluster_queues[name] for name in members] or [queue], team)
+    queue = reg.queues[team]
+    members = reg.cohorts.get(queue.cohort, ()) if queue.cohort else ()
+    return cohort_borrowable([reg.queues[name] for name in members] or [queue], team)
 
 
 def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSettings) -> WorkloadPlan:
     spec = WORKLOADS[workload.name]
     team = settings.scheduling.team(workload.team)
-    queue = reg.cluster_queues[team.name]
+    queue = reg.queues[team.name]
     lendable = borrowable(reg, team.name)
     sets = ray_pods.pod_sets(spec, workload)
-    options: dict[str, Any] = {"resource_flavors": reg.resource_flavors, "borrowable": lendable}
+    options: dict[str, Any] = {"flavor_labels": reg.flavor_labels, "borrowable": lendable}
     inadmissible: Inadmissible | None = None
     try:
         assignment: list[dict[str, str] | None] = list(assign_pod_sets(sets, queue, **options))
@@ -277,7 +292,7 @@ def workload_plan(settings: Settings, reg: Registered, workload: WorkloadSetting
 
 
 def most_admissible_workers(
-    workload: WorkloadSettings, spec: WorkloadSpec, queue: Mapping[str, Any], options: Any
+    workload: WorkloadSettings, spec: WorkloadSpec, queue: TeamQueue, options: Any
 ) -> int | None:
     """None when Kueue can admit the workload at its maximum; else the most GPU workers it can
     ever admit at once (its minimum is admissible: the caller checked)."""

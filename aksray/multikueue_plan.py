@@ -11,12 +11,11 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from aksray.model import Plan, registered, workload_plan
+from aksray.model import Plan, plan
 from aksray.runner import RecordedResource, RunResult
-from manifests.multikueue import team_workers
-from manifests.multikueue_split import worker_settings
+from scheduling.multikueue import team_workers, worker_settings
 from settings.model import Settings, WorkloadSettings
-from settings.multikueue_model import MultiKueueSettings
+from settings.multikueue_model import MultiKueueSettings, worker_path
 
 WORKER_TYPE = "aksray:platform:MultiKueueWorker"
 
@@ -72,17 +71,8 @@ def worker_plans(result: RunResult) -> tuple[WorkerPlan, ...]:
         own = dataclasses.replace(own, workloads=workloads)
         recorded = resources_under(result, components.get(f"aksray-{worker.name}", ""))
         sub = dataclasses.replace(result, resources=recorded, settings=own)
-        reg = registered(sub)
-        plan = Plan(
-            result=sub,
-            settings=own,
-            registered=reg,
-            workloads=tuple(workload_plan(own, reg, w) for w in own.enabled_workloads),
-        )
         plans.append(
-            WorkerPlan(
-                name=worker.name, path=f"multikueue.workers[{index}]", plan=plan, dispatched=here
-            )
+            WorkerPlan(name=worker.name, path=worker_path(index), plan=plan(sub), dispatched=here)
         )
     return tuple(plans)
 

@@ -13,8 +13,8 @@ from aksray.demand import gpu_demand
 from aksray.multikueue_plan import WorkerPlan, multikueue_of
 from aksray.tables import text_table
 from catalog.quantities import GPU_RESOURCE
-from manifests.multikueue import team_workers
-from manifests.multikueue_split import manager_quota
+from scheduling.amounts import Amounts
+from scheduling.multikueue import manager_quota, team_workers, worker_quotas
 from settings.model import Settings
 
 
@@ -61,23 +61,20 @@ def _cost(settings: Settings) -> dict[str, Any]:
 
 def quotas(settings: Settings) -> list[dict[str, Any]]:
     """Per team and flavor: GPUs in each worker and on the manager (their sum)."""
-    multikueue = multikueue_of(settings)
+    per_worker = worker_quotas(settings)
     total = manager_quota(settings)
     rows = []
     for team in settings.scheduling.teams:
         for flavor, amounts in sorted(total.get(team.name, {}).items()):
-            per_worker = {
-                w.name: (w.team_quota(team.name).get(flavor) or None) for w in multikueue.workers
-            }
             rows.append(
                 {
                     "team": team.name,
                     "flavor": flavor,
                     "workers": {
-                        name: (q.amount(GPU_RESOURCE) or 0) if q else 0
-                        for name, q in per_worker.items()
+                        worker: quota.get(team.name, {}).get(flavor, Amounts())[GPU_RESOURCE]
+                        for worker, quota in per_worker.items()
                     },
-                    "managerGpus": amounts.gpu or 0,
+                    "managerGpus": amounts[GPU_RESOURCE],
                 }
             )
     return rows

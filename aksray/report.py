@@ -3,7 +3,7 @@
 `summary(plan)` returns plain JSON data (what `aksray plan --json` prints under `summary`);
 `summary_lines(data)` renders the same data as the tables `aksray plan` prints. Numbers come
 from the recorded objects (ClusterQueue quantities as Kueue reads them, KAI queues in KAI's
-units) and from manifests/capacity.py (node allocatable).
+units) and from the scheduling core (node allocatable, recorded queues read as typed queues).
 """
 
 from __future__ import annotations
@@ -15,30 +15,23 @@ from aksray.demand import gpu_demand, gpu_demand_lines
 from aksray.graph import CriticalPath, estimated_seconds, format_duration
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
 from aksray.monitoring import monitoring, monitoring_lines
-from aksray.objects import flavor_entries, kai_amount, parent_queue
+from aksray.objects import kai_amount, parent_queue
 from aksray.tables import NONE, Render, text_table
+from catalog.kai import KAI_RESOURCES
 from catalog.priorities import PRIORITY_CLASSES
-from catalog.quantities import (
-    GPU_RESOURCE,
-    RESOURCE_KEYS,
-    RESOURCES,
-    UNLIMITED,
-    format_cpu,
-    format_memory,
-)
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCE_KINDS, UNLIMITED
 from catalog.vm_sizes import VM_SIZES
-from manifests.capacity import node_allocatable
-from manifests.kai import KAI_RESOURCES
+from scheduling.amounts import READING_ORDER, Amounts
+from scheduling.nodes import node_allocatable
+from scheduling.queues import FlavorQuota, LimitKind
+from scheduling.workers import gpus_used_per_node
 from settings.model import GpuPool
 
 
 def _requests(values: Mapping[str, int]) -> dict[str, Any]:
     """Canonical amounts as Kubernetes quantities: {"gpu": 1, "cpu": "8", "memory": "64Gi"}."""
-    return {
-        "gpu": values.get(GPU_RESOURCE, 0),
-        "cpu": format_cpu(values.get("cpu", 0)),
-        "memory": format_memory(values.get("memory", 0)),
-    }
+    quantities = Amounts(values).quantities()
+    return {RESOURCE_KEYS[r]: quantities[r] for r in READING_ORDER}
 
 
 # --------------------------------------------------------------------------------------------
@@ -67,14 +60,18 @@ def pools(plan: Plan) -> list[dict[str, Any]]:
                 # GPU nodes kept while idle (minCount); the CPU pool has none.
                 "idleGpuNodes": pool.min_count if size.gpus else 0,
                 "idleGpus": pool.min_count * size.gpus,
-                "nodeAllocatable": _requests({r: node.get(r) for r in RESOURCES}),
+                "nodeAllocatable": _requests(node),
             }
         )
     return rows
 
 
-def _limits(entry: Mapping[str, Any], key: str) -> dict[str, Any] | None:
-    found = {RESOURCE_KEYS[r["name"]]: r[key] for r in entry["resources"] if key in r}
+def _limits(flavor: FlavorQuota, kind: LimitKind) -> dict[str, Any] | None:
+    found = {
+        RESOURCE_KEYS[r]: RESOURCE_KINDS[r].format(limit)
+        for r, limit in flavor.limit(kind).items()
+        if limit is not None
+    }
     return found or None
 
 
@@ -82,23 +79,24 @@ def queues(plan: Plan) -> list[dict[str, Any]]:
     reg = plan.registered
     rows: list[dict[str, Any]] = []
     for team in plan.settings.scheduling.teams:
-        queue = reg.cluster_queues[team.name]
+        queue = reg.queues[team.name]
         flavors = [
             {
-                "flavor": entry["name"],
+                "flavor": flavor.name,
                 "nominal": {
-                    RESOURCE_KEYS[r["name"]]: r["nominalQuota"] for r in entry["resources"]
+                    RESOURCE_KEYS[r]: RESOURCE_KINDS[r].format(q.nominal)
+                    for r, q in flavor.resources
                 },
-                "borrowingLimit": _limits(entry, "borrowingLimit"),
-                "lendingLimit": _limits(entry, "lendingLimit"),
+                "borrowingLimit": _limits(flavor, "borrowingLimit"),
+                "lendingLimit": _limits(flavor, "lendingLimit"),
             }
-            for entry in flavor_entries(queue)
+            for flavor in queue.flavors
         ]
         rows.append(
             {
                 "team": team.name,
                 "department": team.department,
-                "cohort": queue["spec"].get("cohortName"),
+                "cohort": queue.cohort,
                 "namespace": team.namespace,
                 "localQueue": team.local_queue,
                 "flavors": flavors,
@@ -146,7 +144,17 @@ def _pod_set(pod_set: PodSetPlan, plan: Plan) -> dict[str, Any]:
         "vmSize": plan.settings.cluster.pool(flavor).vm_size if flavor else None,
         "podsPerNode": dict(pod_set.pods_per_node),
         "fitsNode": pod_set.fits_node(flavor) if flavor else None,
+        # GPU pod sets: GPUs a full node of its flavor's pool gives them, of the node's GPUs.
+        "gpusUsedPerNode": _gpus_used(pod_set, plan) if flavor else None,
     }
+
+
+def _gpus_used(pod_set: PodSetPlan, plan: Plan) -> dict[str, int] | None:
+    requests = Amounts(pod_set.pod_set.requests)
+    if not requests[GPU_RESOURCE] or pod_set.flavor is None:
+        return None
+    vm_size = plan.settings.cluster.pool(pod_set.flavor).vm_size
+    return {"used": gpus_used_per_node(requests, vm_size), "of": VM_SIZES[vm_size].gpus}
 
 
 def _workload(workload: WorkloadPlan, plan: Plan) -> dict[str, Any]:
@@ -206,7 +214,7 @@ def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
         return NONE
     return ", ".join(
         f"{key} {values[key]}"
-        for key in ("gpu", "cpu", "memory")
+        for key in (RESOURCE_KEYS[r] for r in READING_ORDER)
         if key in values and (zeros or values[key] not in (0, "0"))
     )
 
@@ -353,6 +361,9 @@ def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
         if p["fitsNode"] is None
         else f"{'yes' if p['fitsNode'] else 'NO'} ({p['podsPerNode'].get(p['flavor'], 0)} per node)"
     )
+    used = p.get("gpusUsedPerNode")
+    if used is not None:
+        fits += f", {used['used']}/{used['of']} GPUs"
     return (
         p["name"],
         p["count"],

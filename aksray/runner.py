@@ -29,7 +29,13 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from aksray import sdk_private
 from aksray.mocks import PlatformMocks, placeholder
-from aksray.stackfile import SECRET_STAND_IN, StackConfig, load_stack_config
+from aksray.stackfile import (
+    SECRET_STAND_IN,
+    StackConfig,
+    hand_over_config,
+    load_stack_config,
+    restore_environ,
+)
 from catalog.project import PROJECT
 from settings.errors import Problem, SettingsError
 from settings.model import Settings
@@ -89,6 +95,7 @@ class RunResult:
     problems: tuple[Problem, ...] = ()  # when the config is invalid
     warnings: list[str] = field(default_factory=list)
     settings: Any = None  # the Settings a valid run built its resources from, for the planner
+    config: StackConfig | None = None  # what the run read from the stack file
     _by_urn: tuple[list[RecordedResource], dict[str, RecordedResource]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -284,6 +291,14 @@ def _offline_runtime() -> Iterator[None]:
             gc.enable()
 
 
+def _report_unless_out_of_memory(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """Out of memory, every pending Output fails alike: one MemoryError reaches the caller, the
+    thousands of tasks it leaves are not each logged with a traceback."""
+    if isinstance(context.get("exception"), MemoryError):
+        return
+    loop.default_exception_handler(context)
+
+
 def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
     """Outputs left unresolved after a failed run must not outlive their event loop."""
     pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
@@ -294,16 +309,24 @@ def _cancel_pending(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def run_program(
-    config_file: Path, *, stack: str | None = None, secret_values: Mapping[str, str] | None = None
+    config_file: Path,
+    *,
+    stack: str | None = None,
+    secret_values: Mapping[str, str] | None = None,
+    config: StackConfig | None = None,
 ) -> RunResult:
     """Run `__main__.py` against one stack file under mocks; return what it registered.
 
     Raises `aksray.stackfile.StackFileError` for a file that is not Pulumi configuration.
     Configuration problems come back in `RunResult.problems` (with no resources registered).
+    `config`: the file as already read (aksray/preflight.py), instead of reading it again.
     """
     stack = stack or stack_name_for(config_file)
-    config = load_stack_config(config_file, project_file=PROJECT_FILE, secret_values=secret_values)
-    result = RunResult(stack=stack, config_file=config_file)
+    if config is None:
+        config = load_stack_config(
+            config_file, project_file=PROJECT_FILE, secret_values=secret_values
+        )
+    result = RunResult(stack=stack, config_file=config_file, config=config)
 
     if str(PROJECT_ROOT) not in sys.path:
         sys.path.insert(0, str(PROJECT_ROOT))
@@ -317,6 +340,7 @@ def run_program(
 
 def _run(result: RunResult, config: StackConfig, stack: str) -> None:
     loop = asyncio.new_event_loop()
+    loop.set_exception_handler(_report_unless_out_of_memory)
     asyncio.set_event_loop(loop)
     collector = _WarningCollector()
     logger = logging.getLogger(f"aksray.program.{id(collector)}")
@@ -325,6 +349,7 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
     mocks = PlatformMocks()
     monitor = RecordingMonitor(mocks)
     program_globals: dict[str, Any] = {}
+    handed_over = hand_over_config(config)
     try:
         runtime_settings.reset_options(project=PROJECT, stack=stack, preview=False)
         set_all_config(dict(config.values), list(config.secret_keys))
@@ -353,6 +378,7 @@ def _run(result: RunResult, config: StackConfig, stack: str) -> None:
             result.settings = settings
     finally:
         set_all_config({}, [])
+        restore_environ(handed_over)
         runtime_settings.reset_options()
         _cancel_pending(loop)
         asyncio.set_event_loop(None)

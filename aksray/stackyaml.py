@@ -10,10 +10,12 @@ file's size.
 from __future__ import annotations
 
 import codecs
-import re
 from typing import Any, Final
 
 import yaml
+
+from aksray.stackvalues import BANG, COLLECTION, PLAIN, QUOTED, NodeError, document_value
+from settings.errors import bounded, shown
 
 # A stack file never needs more: the largest legitimate one we plan (thousands of teams) is
 # about 5 MB.
@@ -33,80 +35,47 @@ _UNICODE_BOMS: Final = (
 )
 _FIX_ENCODING: Final = "save it as UTF-8 (the Pulumi CLI reads only UTF-8)"
 
-# libyaml's safe loader when PyYAML has it (about ten times faster on large stack files), the
-# pure-Python one otherwise: both build plain data only.
-_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# libyaml's parser and composer when PyYAML has them (about ten times faster on large stack
+# files), the pure-Python ones otherwise. Only the composed node graph is used: the values are
+# built by aksray/stackvalues.py, the way the Pulumi CLI reads them.
+_BASE_LOADER: Any = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
 
 class StackFileError(Exception):
     """The stack file cannot be read as Pulumi configuration. `path` names the culprit."""
 
     def __init__(self, path: str, message: str) -> None:
-        super().__init__(f"{path}: {message}")
+        super().__init__(bounded(f"{path}: {message}"))
         self.path = path
         self.message = message
 
 
-class StackYamlLoader(_BASE_LOADER):  # type: ignore[misc]
-    """Reads a stack file the way the Pulumi CLI does: YAML 1.2's core schema, not PyYAML's 1.1.
+class _UntaggedResolver:
+    """Marks each untagged node with what the CLI's reading depends on: plain, quoted or
+    `!`-tagged scalar, or a map or list (whose tag never matters)."""
 
-    Only true/false are booleans (`yes`, `on` stay strings), numbers have no base-60 forms
-    (`22:30` stays a string), a date stays text, and a key given twice is an error.
-    """
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
-        seen: set[Any] = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=True)
-            if not isinstance(key, str | int | float | bool | None):
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    "a key must be a plain value, not a map or list",
-                    key_node.start_mark,
-                )
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key {key!r}", key_node.start_mark
-                )
-            seen.add(key)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        return mapping
-
-    def construct_decimal_int(self, node: Any) -> int | str:
-        # YAML 1.2: a leading zero is still decimal (1.1 read `010` as octal 8).
-        text = str(self.construct_scalar(node)).replace("_", "")
-        if len(text) > 100:  # no setting is that large; Python refuses to read such ints fast
-            return text
-        return int(text, 16) if text.lower().startswith("0x") else int(text, 10)
-
-    def construct_timestamp_text(self, node: Any) -> str:
-        # The Pulumi CLI hands an unquoted date over as Go prints it.
-        text = str(self.construct_scalar(node))
-        return f"{text} 00:00:00 +0000 UTC" if _DATE.match(text) else text
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        if kind is not yaml.ScalarNode:
+            return COLLECTION
+        if implicit[0]:
+            return PLAIN
+        return QUOTED if implicit[1] else BANG
 
 
-_DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-StackYamlLoader.yaml_implicit_resolvers = {}
-for _tag, _pattern, _first in (
-    ("bool", r"^(?:true|True|TRUE|false|False|FALSE)$", "tTfF"),
-    ("int", r"^(?:[-+]?[0-9]+|0x[0-9a-fA-F]+)$", "-+0123456789"),
-    (
-        "float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        "-+0123456789.",
-    ),
-    ("null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    ("timestamp", r"^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt ].*)?$", "0123456789"),
-):
-    StackYamlLoader.add_implicit_resolver(
-        f"tag:yaml.org,2002:{_tag}", re.compile(_pattern), list(_first)
-    )
-StackYamlLoader.add_constructor(
-    "tag:yaml.org,2002:timestamp", StackYamlLoader.construct_timestamp_text
-)
-StackYamlLoader.add_constructor("tag:yaml.org,2002:int", StackYamlLoader.construct_decimal_int)
+class _StackComposer(_UntaggedResolver, _BASE_LOADER):  # type: ignore[misc]
+    pass
+
+
+class _RedefiningComposer(_UntaggedResolver, yaml.BaseLoader):
+    """The pure-Python composer, letting an anchor be defined again (YAML 1.2 and the CLI do:
+    an alias refers to the latest definition before it). libyaml's refuses, so a file that
+    redefines an anchor is composed again by this one."""
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()  # type: ignore[no-untyped-call]
+        if not isinstance(event, yaml.AliasEvent) and event.anchor is not None:
+            self.anchors.pop(event.anchor, None)
+        return super().compose_node(parent, index)
 
 
 def decode_stack_text(data: bytes, name: str) -> str:
@@ -130,8 +99,9 @@ def decode_stack_text(data: bytes, name: str) -> str:
         ) from None
 
 
-def _check_bounds(root: yaml.Node, name: str, budget: int) -> None:
-    """Refuse deep nesting, an alias that contains itself, and an expansion beyond `budget`.
+def _check_graph(root: yaml.Node, name: str, budget: int) -> None:
+    """Refuse deep nesting, an alias that contains itself, an expansion beyond `budget`, and
+    the keys the CLI refuses (a key given twice, a map or list as a key).
 
     Walks the composed graph once per distinct node (an alias is the same node object), without
     recursion, counting the values each node expands to.
@@ -162,9 +132,32 @@ def _check_bounds(root: yaml.Node, name: str, budget: int) -> None:
             raise StackFileError(
                 name, _at(node, f"nests deeper than {MAX_NESTING} levels; flatten it")
             )
+        if isinstance(node, yaml.MappingNode):
+            _check_keys(node, name)
         open_nodes.add(key)
         stack.append((node, depth, True))
         stack.extend((child, depth + 1, False) for child in _children(node))
+
+
+def _check_keys(node: yaml.MappingNode, name: str) -> None:
+    """A key given twice (as written: `1` and `01` are two keys to the CLI too), or a key that
+    is a map or list."""
+    seen: dict[str, yaml.Node] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode):
+            raise StackFileError(
+                name, _at(key_node, "a key must be a plain value, not a map or list")
+            )
+        first = seen.setdefault(key_node.value, key_node)
+        if first is not key_node:
+            raise StackFileError(
+                name,
+                _at(
+                    key_node,
+                    f"the key {shown(key_node.value)!r} is given twice (first at line "
+                    f"{first.start_mark.line + 1}); keep one",
+                ),
+            )
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -181,15 +174,30 @@ def _at(node: yaml.Node, message: str) -> str:
 
 
 def load_stack_yaml(data: bytes, name: str) -> Any:
-    """The YAML document of a stack file, read within the bounds above."""
+    """The YAML document of a stack file, read within the bounds above, as the CLI reads it."""
     text = decode_stack_text(data, name)
-    loader = StackYamlLoader(text)
+    root = _compose(text, name)
+    if root is None:
+        return None
+    _check_graph(root, name, len(data) + ALIAS_ALLOWANCE)
     try:
-        root = loader.get_single_node()
-        if root is None:
-            return None
-        _check_bounds(root, name, len(data) + ALIAS_ALLOWANCE)
-        return loader.construct_document(root)
+        return document_value(root)
+    except NodeError as exc:
+        mark = exc.node.start_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})"
+        if exc.path:
+            raise StackFileError(exc.path, f"{exc.message}{where}") from None
+        raise StackFileError(name, _at(exc.node, exc.message)) from None
+
+
+def _compose(text: str, name: str) -> yaml.Node | None:
+    try:
+        try:
+            return _compose_with(_StackComposer, text)
+        except yaml.composer.ComposerError as exc:
+            if not str(exc.context).startswith("found duplicate anchor"):
+                raise
+            return _compose_with(_RedefiningComposer, text)
     except yaml.reader.ReaderError as exc:
         line = text[: exc.position].count("\n") + 1
         raise StackFileError(
@@ -201,6 +209,15 @@ def load_stack_yaml(data: bytes, name: str) -> Any:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or "invalid YAML"
-        raise StackFileError(name, f"is not valid YAML{where}: {problem}; fix the syntax") from None
+        raise StackFileError(
+            name, f"is not valid YAML{where}: {shown(problem)}; fix the syntax"
+        ) from None
+
+
+def _compose_with(composer: Any, text: str) -> yaml.Node | None:
+    loader = composer(text)
+    try:
+        node: yaml.Node | None = loader.get_single_node()
+        return node
     finally:
         loader.dispose()

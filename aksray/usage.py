@@ -33,7 +33,8 @@ EXIT_MEANINGS: Final[dict[str, dict[int, str]]] = {
     },
     "plan": {
         EXIT_OK: "the configuration is valid and no check failed (warnings do not fail)",
-        EXIT_PROBLEMS: "a configuration error or a failed check: one `error: <path>: ...` line",
+        EXIT_PROBLEMS: "a configuration error or a failed check (one `error: <path>: ...` line "
+        "each), or --full-plan FILE cannot be written",
     },
     "render": {
         EXIT_OK: "every file was written",
@@ -52,7 +53,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "plan": (
         "aksray plan --stack dev",
         "aksray plan --config path/to/Pulumi.staging.yaml --json",
-        "aksray plan --stack prod --format markdown > plan.md   # a pull-request comment",
+        "aksray plan --stack prod --format markdown --full-plan full.md > plan.md  # a PR comment",
     ),
     "render": ("aksray render --stack dev --out out/dev",),
     "rehearse": (

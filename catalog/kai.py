@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from typing import Final
 
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS
+
 # action -> default priority (higher runs first).
 KAI_ACTIONS: Final[dict[str, int]] = {
     "allocate": 500,
@@ -47,3 +49,7 @@ SPREAD: Final = "spread"
 # queue_validator.go: "resources must be specified"); the Queue CRD leaves the field optional.
 QUEUE_WEBHOOK: Final = "queue-validation.kai.scheduler"
 QUEUE_WEBHOOK_CONFIGURATION: Final = "kai-queue-validation-v2"
+
+
+# KAI resource names, in the order a KAI Queue lists them (its own order, not Kueue's).
+KAI_RESOURCES: Final = tuple(RESOURCE_KEYS[r] for r in ("cpu", GPU_RESOURCE, "memory"))

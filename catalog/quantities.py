@@ -7,6 +7,8 @@ Parsing and formatting cover only the forms a quota needs: plain integers, decim
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Final
 
@@ -14,10 +16,6 @@ from typing import Final
 UNLIMITED: Final = -1
 
 GPU_RESOURCE: Final = "nvidia.com/gpu"
-# The resources every flavor covers, in the order each flavor lists them.
-RESOURCES: Final = ("cpu", "memory", GPU_RESOURCE)
-# Kubernetes resource name -> the key the stack file, the plan summary and KAI's queues use.
-RESOURCE_KEYS: Final[dict[str, str]] = {"cpu": "cpu", "memory": "memory", GPU_RESOURCE: "gpu"}
 
 _BINARY: Final[dict[str, int]] = {
     "Ki": 1024,
@@ -99,3 +97,55 @@ def format_memory(num_bytes: int) -> str:
         if num_bytes >= factor and num_bytes % factor == 0:
             return f"{num_bytes // factor}{suffix}"
     return str(num_bytes)
+
+
+def parse_count(value: object) -> int:
+    """A whole count of an extended resource (`nvidia.com/gpu`): `4` -> 4."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise QuantityError(f"expected a whole number, got {value!r}")
+    text = str(value)
+    if not text.isdigit():
+        raise QuantityError(f"{text!r} is not a whole number")
+    return int(text)
+
+
+def format_count(count: int) -> int:
+    """A count as Kubernetes objects carry it: a plain integer."""
+    return count
+
+
+@dataclass(frozen=True)
+class ResourceKind:
+    """One schedulable resource: how Kubernetes names it, how the stack file, the plan and KAI
+    key it, its canonical unit, and how its quantities are read and written."""
+
+    name: str  # the Kubernetes resource name
+    key: str  # the stack file's, the plan summary's and KAI's key
+    unit: str  # the canonical integer unit every amount is counted in
+    parse: Callable[[object], int]
+    format: Callable[[int], str | int]
+    maximum: int  # a sanity bound in canonical units: a quota past it is a typo, not a plan
+    hint: str  # how to write an amount, for error messages
+
+
+# THE resource table. Its order is the one order amounts are kept and every ClusterQueue flavor
+# lists them in (Kueue's coveredResources). A new quota resource is a new row here.
+RESOURCE_TABLE: Final = (
+    ResourceKind(
+        "cpu", "cpu", "millicores", parse_cpu_millis, format_cpu, 10_000_000 * 1000,
+        "write cores or millicores, e.g. 16 or 500m",
+    ),
+    ResourceKind(
+        "memory", "memory", "bytes", parse_memory_bytes, format_memory, 2**60,
+        "write e.g. 64Gi or 512Mi",
+    ),
+    ResourceKind(
+        GPU_RESOURCE, "gpu", "GPUs", parse_count, format_count, 100_000,
+        "write a whole number of GPUs",
+    ),
+)  # fmt: skip
+RESOURCE_KINDS: Final[dict[str, ResourceKind]] = {kind.name: kind for kind in RESOURCE_TABLE}
+# The resources every flavor covers, in the table's order.
+RESOURCES: Final = tuple(kind.name for kind in RESOURCE_TABLE)
+# Kubernetes resource name -> the key the stack file, the plan summary and KAI's queues use.
+RESOURCE_KEYS: Final[dict[str, str]] = {kind.name: kind.key for kind in RESOURCE_TABLE}

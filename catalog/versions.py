@@ -10,7 +10,14 @@ How each version string was checked (charts publish their own formats):
   (gpu-operator `.github/workflows/release-rc-assets.yaml` at v26.7.0: `helm package --version
   "${RELEASE_TAG}"`; NVIDIA's published chart index lists e.g. `version: v25.3.4`). So `v26.7.0`.
   The chart's `appVersion` pins the operator image `nvcr.io/nvidia/gpu-operator:v26.7.0`.
-- KubeRay: `Chart.yaml` at v1.7.0 says `version: 1.7.0`, published as-is to the Helm repository.
+- KubeRay: `Chart.yaml` at ray-operator/v1.6.2 says `version: 1.6.2`, published as-is to the Helm
+  repository. 1.6.2, not the newer 1.7.0: Kueue 0.19.2 is built against ray-operator v1.6.2 (its
+  go.mod) and admits a RayService by flipping `rayClusterConfig.suspend`, which 1.6.1 and later
+  apply to an existing RayCluster in place, while 1.7.0 passes `suspend` to the RayCluster only
+  when it creates it (an endpoint admitted after that never starts); 1.7.0 adds only fields the
+  platform does not write (`networkPolicy`, `tlsOptions`, `historyServerOptions`, ingress and
+  GCS-storage options, RayService `spec.suspend`). It is also the version the rehearsal rig
+  builds (the Go module proxy refuses v1.7.0) and the one Microsoft's registry ships.
 - Kueue: `hack/helm-chart-package.sh` at v0.19.2 strips the leading `v` for the chart
   (`chart_version="${GIT_TAG/#v/}"` -> `0.19.2`) and rewrites the image to
   `registry.k8s.io/kueue/kueue:v0.19.2` with pull policy IfNotPresent.
@@ -31,16 +38,15 @@ How each version string was checked (charts publish their own formats):
   with the Kubernetes release; since Kubernetes 1.28 it is built on `debian-base` with bash
   (kubernetes `build/server-image/kubectl/Dockerfile`). Its minor follows the cluster's default
   `kubernetesVersion` (kubectl supports one minor either side of the apiserver).
-- Microsoft's builds (`operators.chartSource: mcr`): the AKS guide "Deploy infrastructure for Ray
-  and Kueue on AKS" (Microsoft Learn, dated 2026-06-26) installs KubeRay and Kueue from
-  `oci://mcr.microsoft.com/aks/ai-runtime/helm` through its Terraform module (Azure/AKS
-  `examples/kueue-and-ray-on-aks/1-infrastructure/terraform`, variables.tf and main.tf): chart
-  `kuberay-operator` 1.6.1 with image `mcr.microsoft.com/oss/v2/kuberay/operator:v1.6.1`, chart
-  `kueue` 0.17.1 with image `mcr.microsoft.com/oss/v2/kueue/kueue:v0.17.1`, each set through the
-  chart's own image values. Those are the only MCR versions a published source names; no newer one
-  is pinned without one. Microsoft publishes no GPU Operator or KAI Scheduler chart there (the AKS
-  docs install the GPU Operator from NVIDIA's repository; KAI has no Microsoft build), so both
-  keep their upstream charts.
+- Microsoft's builds (`operators.chartSource: mcr`): Microsoft's registry
+  `oci://mcr.microsoft.com/aks/ai-runtime/helm` ships chart `kueue` 0.19.2 and chart
+  `kuberay-operator` 1.6.2, as Azure/taugrid's `charts/taugrid/Chart.yaml` pins them (commit
+  0702318), with the images `mcr.microsoft.com/oss/v2/kueue/kueue:v0.19.2` and
+  `mcr.microsoft.com/oss/v2/kuberay/operator:v1.6.2` set through the charts' own image values
+  (taugrid's values.yaml). So both sources install the same Kueue/KubeRay pair, the one the
+  conformance tests and the rehearsal check. Microsoft publishes no GPU Operator or KAI Scheduler
+  chart there (the AKS docs install the GPU Operator from NVIDIA's repository; KAI has no
+  Microsoft build), so both keep their upstream charts.
 """
 
 from __future__ import annotations
@@ -83,17 +89,21 @@ GPU_OPERATOR: Final = HelmChart(
     repository="https://helm.ngc.nvidia.com/nvidia",
     namespace="gpu-operator",
 )
+# The one Kueue/KubeRay pair every chart source installs (see the module docstring).
+KUEUE_VERSION: Final = "0.19.2"
+KUBERAY_VERSION: Final = "1.6.2"
+
 KUBERAY_OPERATOR: Final = HelmChart(
     release="kuberay-operator",
     chart="kuberay-operator",
-    version="1.7.0",
+    version=KUBERAY_VERSION,
     repository="https://ray-project.github.io/kuberay-helm/",
     namespace="kuberay-system",
 )
 KUEUE: Final = HelmChart(
     release="kueue",
     chart="kueue",
-    version="0.19.2",
+    version=KUEUE_VERSION,
     repository="oci://registry.k8s.io/kueue/charts",
     namespace="kueue-system",
 )
@@ -107,19 +117,19 @@ KAI_SCHEDULER: Final = HelmChart(
 CHARTS: Final = (GPU_OPERATOR, KUBERAY_OPERATOR, KUEUE, KAI_SCHEDULER)
 
 # Microsoft's builds of KubeRay and Kueue (see the module docstring): same releases, same
-# namespaces, Microsoft's registry and versions.
+# namespaces, same versions, Microsoft's registry and images.
 MCR_HELM_REGISTRY: Final = "oci://mcr.microsoft.com/aks/ai-runtime/helm"
 MCR_KUBERAY_OPERATOR: Final = HelmChart(
     release=KUBERAY_OPERATOR.release,
     chart="kuberay-operator",
-    version="1.6.1",
+    version=KUBERAY_VERSION,
     repository=MCR_HELM_REGISTRY,
     namespace=KUBERAY_OPERATOR.namespace,
 )
 MCR_KUEUE: Final = HelmChart(
     release=KUEUE.release,
     chart="kueue",
-    version="0.17.1",
+    version=KUEUE_VERSION,
     repository=MCR_HELM_REGISTRY,
     namespace=KUEUE.namespace,
 )

@@ -18,6 +18,7 @@ vGPU profile, not an `nvidia.com/gpu` device the GPU Operator can hand to a pod.
 
 from __future__ import annotations
 
+import datetime
 from dataclasses import dataclass
 from typing import Final
 
@@ -31,11 +32,16 @@ class VmSize:
     gpus: int = 0
     gpu_model: str = ""
     gpu_memory_gb: int = 0  # per GPU
-    note: str = ""
+    # The day Microsoft retired the size: no new VM of it can be created after it, and running
+    # ones were deallocated. None: not retired.
+    retired: datetime.date | None = None
 
     @property
     def is_gpu(self) -> bool:
         return self.gpus > 0
+
+
+_NCV3_RETIRED: Final = datetime.date(2025, 9, 30)
 
 
 def _sizes(*sizes: VmSize) -> dict[str, VmSize]:
@@ -64,12 +70,13 @@ VM_SIZES: Final[dict[str, VmSize]] = _sizes(
     VmSize("Standard_NV36ads_A10_v5", "NVadsA10_v5", 36, 440, 1, "A10", 24),
     VmSize("Standard_NV36adms_A10_v5", "NVadsA10_v5", 36, 880, 1, "A10", 24),
     VmSize("Standard_NV72ads_A10_v5", "NVadsA10_v5", 72, 880, 2, "A10", 24),
-    # NCv3: V100 16GB. Microsoft retired the series on 2025-09-30; kept so existing stacks get a
-    # precise answer rather than "unknown size".
-    VmSize("Standard_NC6s_v3", "NCv3", 6, 112, 1, "V100", 16, note="retired 2025-09-30"),
-    VmSize("Standard_NC12s_v3", "NCv3", 12, 224, 2, "V100", 16, note="retired 2025-09-30"),
-    VmSize("Standard_NC24s_v3", "NCv3", 24, 448, 4, "V100", 16, note="retired 2025-09-30"),
-    VmSize("Standard_NC24rs_v3", "NCv3", 24, 448, 4, "V100", 16, note="retired 2025-09-30"),
+    # NCv3: V100 16GB. Microsoft retired the series on 2025-09-30 (Microsoft Learn,
+    # virtual-machines/sizes/retirement/ncv3-series-retirement); kept so that a stack naming it
+    # is refused with that reason rather than "unknown size".
+    VmSize("Standard_NC6s_v3", "NCv3", 6, 112, 1, "V100", 16, retired=_NCV3_RETIRED),
+    VmSize("Standard_NC12s_v3", "NCv3", 12, 224, 2, "V100", 16, retired=_NCV3_RETIRED),
+    VmSize("Standard_NC24s_v3", "NCv3", 24, 448, 4, "V100", 16, retired=_NCV3_RETIRED),
+    VmSize("Standard_NC24rs_v3", "NCv3", 24, 448, 4, "V100", 16, retired=_NCV3_RETIRED),
     # General purpose, for the system pool and the CPU pool (operators, Ray heads).
     VmSize("Standard_D2ds_v5", "Ddsv5", 2, 8),
     VmSize("Standard_D4ds_v5", "Ddsv5", 4, 16),
@@ -84,8 +91,9 @@ VM_SIZES: Final[dict[str, VmSize]] = _sizes(
 
 
 def gpu_sizes() -> list[str]:
-    return sorted(name for name, size in VM_SIZES.items() if size.is_gpu)
+    """The GPU sizes a new pool can use (retired ones left out)."""
+    return sorted(n for n, size in VM_SIZES.items() if size.is_gpu and size.retired is None)
 
 
 def cpu_sizes() -> list[str]:
-    return sorted(name for name, size in VM_SIZES.items() if not size.is_gpu)
+    return sorted(n for n, size in VM_SIZES.items() if not size.is_gpu and size.retired is None)

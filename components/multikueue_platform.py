@@ -9,8 +9,8 @@ from catalog.versions import KUEUE_API_VERSION
 from components.multikueue_manager import MultiKueueManager
 from components.multikueue_worker import MultiKueueWorker
 from components.platform import Platform
-from manifests.multikueue import dispatched_kinds, team_workers
-from manifests.multikueue_split import manager_settings, worker_settings
+from manifests.multikueue import dispatched_kinds
+from scheduling.multikueue import manager_settings, team_workers, worker_settings
 from settings.model import Settings
 
 

@@ -46,7 +46,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         huggingface_token: pulumi.Output[str] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`settings`: the worker's own (manifests/multikueue_split.py `worker_settings`);
+        """`settings`: the worker's own (scheduling/multikueue.py `worker_settings`);
         `storage`: the stack's one Blob account and the teams' identities (in the manager's
         region), which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
         the identity's last federated credential so far, which this worker's chain after (Azure

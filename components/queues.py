@@ -15,9 +15,9 @@ from manifests.kueue import (
     cohort,
     local_queue,
     resource_flavors,
-    team_flavors,
     workload_priority_classes,
 )
+from scheduling.queues import team_flavors
 from settings.model import Settings
 
 

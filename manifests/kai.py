@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, UNLIMITED
+from catalog.kai import KAI_RESOURCES
+from catalog.quantities import UNLIMITED
 from catalog.versions import KAI_API_VERSION
 from manifests.namespaces import MANAGED_BY
 from settings.model import DepartmentSettings, Settings, TeamSettings
@@ -34,9 +35,6 @@ from settings.model import DepartmentSettings, Settings, TeamSettings
 KAI_QUEUE_LABEL: Final = "kai.scheduler/queue"
 # The label that gives a Ray resource its KAI priority class (one of catalog/priorities.py).
 KAI_PRIORITY_LABEL: Final = "priorityClassName"
-
-# KAI resource names, in the order a KAI Queue lists them.
-KAI_RESOURCES: Final = tuple(RESOURCE_KEYS[r] for r in ("cpu", GPU_RESOURCE, "memory"))
 
 
 def unlimited_queue_resources(over_quota_weight: int) -> dict[str, dict[str, int]]:

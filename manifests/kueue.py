@@ -12,7 +12,7 @@ all resources of a group from a single flavor, trying flavors in order:
 - a Ray head (cpu and memory only) fits the `cpu` flavor first and lands on the CPU pool;
 - a GPU worker can never get `cpu` (its nvidia.com/gpu quota is 0 and it can borrow none), so it
   gets a GPU flavor — with that flavor's cpu and memory quota, hence GPU flavors carry cpu and
-  memory quota too (the GPU share of the node allocatable, manifests/capacity.py);
+  memory quota too (the GPU share of the node allocatable, scheduling/nodes.py);
 - one group means one flavor per pod set, so the CPU pool's node selector and a GPU pool's node
   selector never land on the same pod (two groups — cpu/memory apart from GPUs — would give a GPU
   worker `cpu` for its CPU and `a100` for its GPU: two contradictory node selectors).
@@ -29,11 +29,18 @@ from catalog.pools import (
     tolerations_for,
 )
 from catalog.priorities import PRIORITY_CLASSES
-from catalog.quantities import RESOURCES, format_cpu, format_memory
+from catalog.quantities import RESOURCE_KINDS
 from catalog.versions import KUEUE_API_VERSION
-from manifests.capacity import effective_limit, effective_quota
-from manifests.multikueue import with_admission_check
 from manifests.namespaces import MANAGED_BY
+from scheduling.queues import (
+    TEAM_PREEMPTION,
+    WHEN_CAN_BORROW,
+    WHEN_CAN_PREEMPT,
+    FlavorQuota,
+    TeamQueue,
+    team_queue,
+    team_queues,
+)
 from settings.model import ClusterSettings, Settings, TeamSettings
 
 # Selects a namespace by its name: the API server sets this label on every namespace.
@@ -44,21 +51,24 @@ PRIORITY_CLASS_LABEL: Final = "kueue.x-k8s.io/priority-class"
 
 # Kueue is the one scheduler that preempts and reclaims, always a whole workload (a suspended
 # RayJob's Ray cluster is deleted as one); KAI only places what Kueue admitted (manifests/kai.py).
+# The policy itself is the core's (scheduling/queues.py TEAM_PREEMPTION), because its admission
+# model reads it; why each value:
+# - reclaimWithinCohort Any: a team whose workload fits its own nominal quota takes back what
+#   others borrowed from it, whatever their priority: lent quota is on loan, not given away;
+# - borrowWithinCohort Never: never preempt another team's workloads just to borrow;
+# - withinClusterQueue LowerPriority: inside a team, higher priority (e.g. inference) preempts
+#   lower (e.g. train).
 PREEMPTION: Final[dict[str, Any]] = {
-    # A team whose workload fits its own nominal quota takes back what others borrowed from it,
-    # whatever their priority: lent quota is on loan, not given away.
-    "reclaimWithinCohort": "Any",
-    # Never preempt another team's workloads just to borrow.
-    "borrowWithinCohort": {"policy": "Never"},
-    # Inside a team, higher priority (e.g. inference) preempts lower (e.g. train).
-    "withinClusterQueue": "LowerPriority",
+    "reclaimWithinCohort": TEAM_PREEMPTION.reclaim_within_cohort,
+    "borrowWithinCohort": {"policy": TEAM_PREEMPTION.borrow_within_cohort},
+    "withinClusterQueue": TEAM_PREEMPTION.within_cluster_queue,
 }
 FLAVOR_FUNGIBILITY: Final[dict[str, str]] = {
     # Borrowing in an earlier flavor beats moving on: a head that must borrow CPU-pool quota
     # still lands on the CPU pool rather than on a GPU pool's quota.
-    "whenCanBorrow": "MayStopSearch",
+    "whenCanBorrow": WHEN_CAN_BORROW,
     # Try the next flavor before preempting anything in this one.
-    "whenCanPreempt": "TryNextFlavor",
+    "whenCanPreempt": WHEN_CAN_PREEMPT,
 }
 
 
@@ -98,69 +108,59 @@ def cohort(department: str) -> dict[str, Any]:
     }
 
 
-def _quantity(resource: str, amount: int) -> str | int:
-    if resource == "cpu":
-        return format_cpu(amount)
-    if resource == "memory":
-        return format_memory(amount)
-    return amount
-
-
-def team_flavors(team: TeamSettings, settings: Settings) -> list[str]:
-    """The flavors of a team's ClusterQueue: those it has quota for, `cpu` first."""
-    return [flavor for flavor in settings.cluster.flavors if flavor in team.quota]
+def flavor_entry(flavor: FlavorQuota) -> dict[str, Any]:
+    """One entry of `resourceGroups[0].flavors`: every covered resource, in the table's order."""
+    resources = []
+    for resource, quota in flavor.resources:
+        write = RESOURCE_KINDS[resource].format
+        entry: dict[str, Any] = {"name": resource, "nominalQuota": write(quota.nominal)}
+        if quota.borrowing_limit is not None:
+            entry["borrowingLimit"] = write(quota.borrowing_limit)
+        if quota.lending_limit is not None:
+            entry["lendingLimit"] = write(quota.lending_limit)
+        resources.append(entry)
+    return {"name": flavor.name, "resources": resources}
 
 
 def flavor_quotas(team: TeamSettings, flavor: str, settings: Settings) -> dict[str, Any]:
-    """One entry of `resourceGroups[0].flavors`: every covered resource, in RESOURCES order."""
-    nominal = effective_quota(team, flavor, settings)
-    borrowing = effective_limit(team, flavor, "borrowingLimit", settings)
-    lending = effective_limit(team, flavor, "lendingLimit", settings)
-    resources = []
-    for resource in RESOURCES:
-        entry: dict[str, Any] = {
-            "name": resource,
-            "nominalQuota": _quantity(resource, nominal.get(resource)),
+    """The flavor entry of one team's queue."""
+    found = team_queue(team, settings).flavor(flavor)
+    assert found is not None, f"team {team.name} has no quota in flavor {flavor}"
+    return flavor_entry(found)
+
+
+def serialise_cluster_queue(queue: TeamQueue, department: str) -> dict[str, Any]:
+    """The ClusterQueue object of a typed queue: written out, nothing computed."""
+    spec: dict[str, Any] = {
+        "cohortName": queue.cohort,
+        # Only the team's own namespace may submit to its queue.
+        "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: queue.namespace}},
+        "queueingStrategy": queue.queueing_strategy,
+        "preemption": dict(PREEMPTION),
+        "flavorFungibility": dict(FLAVOR_FUNGIBILITY),
+        "resourceGroups": [
+            {
+                "coveredResources": list(queue.covered),
+                "flavors": [flavor_entry(flavor) for flavor in queue.flavors],
+            }
+        ],
+    }
+    if queue.admission_checks:
+        spec["admissionChecksStrategy"] = {
+            "admissionChecks": [{"name": name} for name in queue.admission_checks]
         }
-        if borrowing[resource] is not None:
-            entry["borrowingLimit"] = _quantity(resource, borrowing[resource] or 0)
-        if lending[resource] is not None:
-            entry["lendingLimit"] = _quantity(resource, lending[resource] or 0)
-        resources.append(entry)
-    return {"name": flavor, "resources": resources}
-
-
-def cluster_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
-    queue = _cluster_queue(team, settings)
-    # A manager's queue admits only once MultiKueue has found a worker (docs/multikueue.md).
-    return with_admission_check(queue, team.name) if settings.multikueue else queue
-
-
-def _cluster_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
     return {
         "apiVersion": KUEUE_API_VERSION,
         "kind": "ClusterQueue",
         "metadata": _metadata(
-            team.name, **{"aksray.io/team": team.name, "aksray.io/department": team.department}
+            queue.name, **{"aksray.io/team": queue.name, "aksray.io/department": department}
         ),
-        "spec": {
-            "cohortName": team.department,
-            # Only the team's own namespace may submit to its queue.
-            "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: team.namespace}},
-            "queueingStrategy": team.queueing_strategy,
-            "preemption": dict(PREEMPTION),
-            "flavorFungibility": dict(FLAVOR_FUNGIBILITY),
-            "resourceGroups": [
-                {
-                    "coveredResources": list(RESOURCES),
-                    "flavors": [
-                        flavor_quotas(team, flavor, settings)
-                        for flavor in team_flavors(team, settings)
-                    ],
-                }
-            ],
-        },
+        "spec": spec,
     }
+
+
+def cluster_queue(team: TeamSettings, settings: Settings) -> dict[str, Any]:
+    return serialise_cluster_queue(team_queue(team, settings), team.department)
 
 
 def local_queue(team: TeamSettings) -> dict[str, Any]:
@@ -192,10 +192,11 @@ def workload_priority_classes() -> list[dict[str, Any]]:
 def kueue_objects(settings: Settings) -> list[dict[str, Any]]:
     """Every Kueue object of the stack, in creation order."""
     scheduling = settings.scheduling
+    queues = team_queues(settings)
     return [
         *resource_flavors(settings.cluster),
         *workload_priority_classes(),
         *(cohort(dept.name) for dept in scheduling.departments),
-        *(cluster_queue(team, settings) for team in scheduling.teams),
+        *(serialise_cluster_queue(queues[team.name], team.department) for team in scheduling.teams),
         *(local_queue(team) for team in scheduling.teams),
     ]

@@ -15,6 +15,8 @@ from typing import Any, Final
 import yaml
 
 from catalog.versions import KUEUE, KUEUE_API_VERSION
+from scheduling.multikueue import team_workers
+from scheduling.queues import multikueue_check
 from settings.model import Settings
 from workloads.catalog import WORKLOADS
 
@@ -69,7 +71,7 @@ def worker_role_rules(kinds: Collection[str]) -> list[dict[str, Any]]:
 
 
 def dispatched_kinds(settings: Settings) -> tuple[str, ...]:
-    """The Ray kinds of the workloads the manager dispatches (manifests/multikueue_split.py)."""
+    """The Ray kinds of the workloads the manager dispatches (scheduling/multikueue.py)."""
     regional = settings.multikueue.regional if settings.multikueue else {}
     kinds = {WORKLOADS[w.name].kind for w in settings.enabled_workloads if w.name not in regional}
     return tuple(kind for kind in RAY_RESOURCES if kind in kinds) or ("RayJob",)
@@ -182,16 +184,12 @@ def multikueue_cluster(worker: str) -> dict[str, Any]:
     }
 
 
-def admission_check_name(team: str) -> str:
-    return f"multikueue-{team}"
-
-
 def multikueue_config(team: str, workers: Collection[str]) -> dict[str, Any]:
     """The workers a team's jobs may go to: those where it has quota."""
     return {
         "apiVersion": KUEUE_API_VERSION,
         "kind": "MultiKueueConfig",
-        "metadata": {"name": admission_check_name(team), "labels": _labels()},
+        "metadata": {"name": multikueue_check(team), "labels": _labels()},
         "spec": {"clusters": list(workers)},
     }
 
@@ -200,27 +198,15 @@ def admission_check(team: str) -> dict[str, Any]:
     return {
         "apiVersion": KUEUE_API_VERSION,
         "kind": "AdmissionCheck",
-        "metadata": {"name": admission_check_name(team), "labels": _labels()},
+        "metadata": {"name": multikueue_check(team), "labels": _labels()},
         "spec": {
             "controllerName": MULTIKUEUE_CONTROLLER,
             "parameters": {
                 "apiGroup": "kueue.x-k8s.io",
                 "kind": "MultiKueueConfig",
-                "name": admission_check_name(team),
+                "name": multikueue_check(team),
             },
         },
-    }
-
-
-def team_workers(settings: Settings) -> dict[str, tuple[str, ...]]:
-    """Per team, the workers where it has quota, in stack order."""
-    if settings.multikueue is None:
-        return {}
-    return {
-        team.name: tuple(
-            w.name for w in settings.multikueue.workers if any(w.team_quota(team.name).values())
-        )
-        for team in settings.scheduling.teams
     }
 
 
@@ -231,12 +217,3 @@ def manager_objects(settings: Settings) -> list[dict[str, Any]]:
     for team, names in team_workers(settings).items():
         objects += [multikueue_config(team, names), admission_check(team)]
     return objects
-
-
-def with_admission_check(cluster_queue: dict[str, Any], team: str) -> dict[str, Any]:
-    """A manager ClusterQueue whose admissions wait for MultiKueue's dispatch to a worker."""
-    spec = {
-        **cluster_queue["spec"],
-        "admissionChecksStrategy": {"admissionChecks": [{"name": admission_check_name(team)}]},
-    }
-    return {**cluster_queue, "spec": spec}

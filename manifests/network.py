@@ -18,8 +18,8 @@ Ingress only: the payloads need Blob, Hugging Face, PyPI (runtime_env) and DNS. 
 port-forward` is not pod-network traffic: the kubelet and the container runtime connect to the
 port from inside the pod's own network namespace, so no policy applies to it.
 
-Plain `networking.k8s.io/v1` objects, enforced by AKS's Cilium dataplane. KubeRay 1.7's own
-`spec.networkPolicy` is behind its RayClusterNetworkPolicy feature gate, off by default.
+Plain `networking.k8s.io/v1` objects, enforced by AKS's Cilium dataplane. KubeRay 1.6 has no
+policy of its own (1.7's `spec.networkPolicy` sits behind a feature gate, off by default).
 """
 
 from __future__ import annotations

@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import Any, Final
 
 import yaml
@@ -186,7 +185,7 @@ def _run_id(
     """The digest of everything a run depends on: a change to any of it is a new run."""
     return digest(
         {
-            "spec": asdict(spec),
+            "spec": spec.run_fields(),
             "workload": {
                 "run": workload.run,
                 "priority": workload.priority,

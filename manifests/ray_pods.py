@@ -30,7 +30,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
 from catalog.pools import CPU_POOL_NAME, pool_node_labels
@@ -38,6 +37,10 @@ from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_byte
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests.autoscaler_access import autoscaler_token_mount, with_autoscaler_access
 from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
+from scheduling.amounts import Amounts
+from scheduling.podsets import PodSet
+from scheduling.workers import gpu_worker_ray_cpus, ray_resources, worker_requests
+from workloads.common.cluster import WORKER_CPUS_ENV
 from workloads.spec import PodShape, WorkerGroup, WorkloadSpec
 
 # Labels on every Ray pod.
@@ -58,7 +61,7 @@ STORAGE_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT"
 STREAMER_ACCOUNT_ENV: Final = "AZURE_STORAGE_ACCOUNT_NAME"
 SERVE_PORT: Final = 8000
 DASHBOARD_PORT: Final = 8265
-# KubeRay's token auth (KubeRay 1.7, Ray 2.52 or newer): the operator generates a Secret with a
+# KubeRay's token auth (KubeRay 1.6+, Ray 2.52+): the operator generates a Secret with a
 # random token per Ray cluster, sets RAY_AUTH_MODE=token and RAY_AUTH_TOKEN on every Ray
 # container, and signs its own dashboard calls with it. Ray then refuses every dashboard, Jobs
 # API, GCS and client request without the token; Serve's HTTP traffic is the application's.
@@ -92,15 +95,30 @@ class Team(Protocol):
     def local_queue(self) -> str: ...
 
 
-class Workload(Protocol):
+class WorkerCount(Protocol):
+    """How many GPU workers a workload runs, and what each asks per GPU."""
+
+    @property
+    def workers(self) -> int | None: ...
+    @property
+    def cpu_per_gpu(self) -> int | None: ...
+    @property
+    def memory_per_gpu(self) -> int | None: ...
+    @property
+    def min_workers(self) -> int | None: ...
+    @property
+    def max_workers(self) -> int | None: ...
+    @property
+    def elastic(self) -> bool: ...
+
+
+class Workload(WorkerCount, Protocol):
     """What a builder needs from one workload's settings (WorkloadSettings fits)."""
 
     @property
     def name(self) -> str: ...
     @property
     def priority(self) -> str: ...
-    @property
-    def workers(self) -> int | None: ...
     @property
     def lora_adapter(self) -> bool: ...
     @property
@@ -109,57 +127,6 @@ class Workload(Protocol):
     def model_source(self) -> str: ...
     @property
     def model_revision(self) -> str: ...
-    @property
-    def min_workers(self) -> int | None: ...
-    @property
-    def max_workers(self) -> int | None: ...
-    @property
-    def elastic(self) -> bool: ...
-
-
-class WorkerCount(Protocol):
-    @property
-    def workers(self) -> int | None: ...
-    @property
-    def min_workers(self) -> int | None: ...
-    @property
-    def max_workers(self) -> int | None: ...
-    @property
-    def elastic(self) -> bool: ...
-
-
-@dataclass(frozen=True)
-class PodSet:
-    """One group of identical pods: Kueue's pod set, one part of KAI's gang.
-
-    `requests` are per pod, in canonical units (cpu millicores, memory bytes, GPUs);
-    `node_selector` is the pods' own (a Ray head selects the CPU pool).
-    """
-
-    name: str
-    count: int
-    requests: Mapping[str, int]  # per pod
-    node_selector: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def total(self) -> dict[str, int]:
-        return {r: v * self.count for r, v in self.requests.items() if v > 0}
-
-    @property
-    def cpu_millis(self) -> int:
-        return self.requests.get("cpu", 0)
-
-    @property
-    def memory_bytes(self) -> int:
-        return self.requests.get("memory", 0)
-
-    @property
-    def gpus(self) -> int:
-        return self.requests.get(GPU_RESOURCE, 0)
-
-    @property
-    def total_gpus(self) -> int:
-        return self.count * self.gpus
 
 
 # --------------------------------------------------------------------------------------------
@@ -168,18 +135,23 @@ class PodSet:
 
 
 def worker_groups(spec: WorkloadSpec, workload: WorkerCount) -> tuple[WorkerGroup, ...]:
-    """The spec's worker groups, the GPU group sized by the `workers` option, or by the minimum
-    and maximum of an elastic payload, where it has one."""
+    """The spec's worker groups; the GPU group's pods sized per GPU by the core
+    (scheduling/workers.py) and counted by the `workers` option, or by the minimum and maximum
+    of an elastic payload, where it has one."""
+    gpu = spec.gpu_group
+    if gpu is None:
+        return spec.workers
     if workload.workers is not None and "workers" in spec.options:
         low, high = workload.workers, None
     elif workload.min_workers is not None:
         low, high = workload.min_workers, workload.max_workers if workload.elastic else None
     else:
-        return spec.workers
-    first_gpu = next(i for i, group in enumerate(spec.workers) if group.pod.gpus)
+        low, high = gpu.replicas, gpu.max_replicas
+    size = worker_requests(spec, workload).quantities()
+    pod = PodShape(cpu=str(size["cpu"]), memory=str(size["memory"]), gpus=gpu.pod.gpus)
     return tuple(
-        WorkerGroup(group.name, low, group.pod, high) if i == first_gpu else group
-        for i, group in enumerate(spec.workers)
+        WorkerGroup(group.name, low, pod, high, group.minimum_why) if group is gpu else group
+        for group in spec.workers
     )
 
 
@@ -194,7 +166,7 @@ def pod_requests(pod: PodShape) -> dict[str, int]:
 def pod_sets(spec: WorkloadSpec, workload: WorkerCount, *, at_max: bool = False) -> list[PodSet]:
     """Head plus every worker group: the gang is all of them (Σ count pods, Σ GPUs).
 
-    What the planner's admission model (aksray/admission.py) admits: the head carries its
+    What the planner's admission model (scheduling/admission.py) admits: the head carries its
     CPU-pool node selector, exactly as its pod template does; workers carry none (Kueue injects
     the assigned flavor's). An elastic workload's head counts the autoscaler sidecar, as Kueue
     does; its groups count their minimum (the first slice Kueue admits), or with `at_max` their
@@ -241,8 +213,13 @@ def _storage_env(storage_account: object | None, *, blob_model: bool) -> list[di
     return [{"name": name, "value": storage_account} for name in names]
 
 
-def _env(spec: WorkloadSpec, *, code: bool, hf_token: bool) -> list[dict[str, Any]]:
+def _env(
+    spec: WorkloadSpec, *, code: bool, hf_token: bool, gpu_worker_cpus: int | None = None
+) -> list[dict[str, Any]]:
     env: list[dict[str, Any]] = [{"name": k, "value": v} for k, v in spec.env]
+    if gpu_worker_cpus is not None:
+        # The payload's driver sizes its bundles from the GPU workers' own CPUs.
+        env.append({"name": WORKER_CPUS_ENV, "value": str(gpu_worker_cpus)})
     if code:
         env.append({"name": "PYTHONPATH", "value": PAYLOAD_MOUNT})
     if hf_token:
@@ -269,8 +246,11 @@ def _pod_template(
     blob_model: bool,
     elastic: bool,
     node_selector: Mapping[str, str] | None = None,
+    gpu_worker_cpus: int | None = None,
 ) -> dict[str, Any]:
-    env = _env(spec, code=config_map is not None, hf_token=hf_token)
+    env = _env(
+        spec, code=config_map is not None, hf_token=hf_token, gpu_worker_cpus=gpu_worker_cpus
+    )
     env += _storage_env(storage_account, blob_model=blob_model)
     main: dict[str, Any] = {
         "name": container,
@@ -327,6 +307,8 @@ def ray_cluster_spec(
     serve_ports: tuple[tuple[str, int], ...] = (
         (("serve", SERVE_PORT),) if spec.kind == "RayService" else ()
     )
+    groups = worker_groups(spec, workload)
+    cpus = gpu_worker_ray_cpus(spec, workload)
 
     def template(
         container: str,
@@ -347,6 +329,7 @@ def ray_cluster_spec(
             blob_model=workload.model_source == "blob",
             elastic=workload.elastic,
             node_selector=node_selector,
+            gpu_worker_cpus=cpus,
         )
 
     cluster: dict[str, Any] = {
@@ -380,7 +363,7 @@ def ray_cluster_spec(
             _worker_group_spec(
                 group, template(WORKER_CONTAINER, group.pod, (*_METRICS_PORTS, *serve_ports))
             )
-            for group in worker_groups(spec, workload)
+            for group in groups
         ],
     }
 
@@ -406,6 +389,11 @@ def _worker_group_spec(group: WorkerGroup, template: dict[str, Any]) -> dict[str
         "minReplicas": group.replicas,
         "maxReplicas": group.max_replicas or group.replicas,
         "numOfHosts": 1,
-        "rayStartParams": dict(_METRICS_START_PARAMS),
+        "rayStartParams": {**_METRICS_START_PARAMS, **ray_start_resources(group.pod)},
         "template": template,
     }
+
+
+def ray_start_resources(pod: PodShape) -> dict[str, str]:
+    """What Ray advertises on a GPU worker: the pod's own numbers (scheduling/workers.py)."""
+    return ray_resources(Amounts(pod_requests(pod))) if pod.gpus else {}

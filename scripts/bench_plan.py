@@ -38,7 +38,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from manifests.capacity import node_allocatable  # noqa: E402 - after the path is set
+from aksray.runner import run_program, stack_file  # noqa: E402 - after the path is set
+from scheduling.nodes import node_allocatable  # noqa: E402
+from scheduling.workers import pool_packing  # noqa: E402
 
 P = "aks-ray-platform:"
 TEAMS_PER_DEPARTMENT = 10
@@ -74,8 +76,8 @@ def generate_stack(teams: int) -> dict[str, Any]:
     node = node_allocatable(CPU_VM_SIZE)
     cpu_nodes = max(
         2,
-        math.ceil(teams * HEAD_CPU_PER_TEAM * 1000 / node.cpu_millis),
-        math.ceil(teams * HEAD_MEMORY_GIB_PER_TEAM * 1024**3 / node.memory_bytes),
+        math.ceil(teams * HEAD_CPU_PER_TEAM * 1000 / node["cpu"]),
+        math.ceil(teams * HEAD_MEMORY_GIB_PER_TEAM * 1024**3 / node["memory"]),
     )
     workloads = {
         name: {"enabled": True, "team": f"team-{index % teams:04d}"}
@@ -288,6 +290,26 @@ def write_readme(rows: list[dict[str, Any]], readme: Path) -> None:
     readme.write_text(head + "\n".join(block) + tail, encoding="utf-8")
 
 
+def packing_lines(stacks: list[str]) -> list[str]:
+    """GPU packing of each shipped stack named and every test stack: per pool and GPU workload,
+    the share of a full pool's GPUs the workload can use at once (goal: 100 %)."""
+    paths = [(name, stack_file(name)) for name in stacks]
+    paths += [(path.stem, path) for path in sorted((ROOT / "tests" / "stacks").glob("*.yaml"))]
+    lines = ["GPU packing (share of a full pool's GPUs each GPU workload can use at once):"]
+    for name, path in paths:
+        result = run_program(path)
+        if not result.ok:
+            lines.append(f"  {name}: does not plan ({len(result.problems)} problems)")
+            continue
+        rows = pool_packing(result.settings)
+        if not rows:
+            lines.append(f"  {name}: no enabled GPU workload")
+            continue
+        lines.append(f"  {name}: {min(row.share for row in rows):.0%} at worst")
+        lines += [f"    {row.line()}" for row in rows]
+    return lines
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--teams", type=int, nargs="*", default=[1, 10, 100, 1000])
@@ -301,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
         "engine tier's toolchain; skipped with a note where it is not built)",
     )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument(
+        "--packing-only", action="store_true", help="print only the GPU packing and exit"
+    )
     parser.add_argument("--write-readme", action="store_true", help="update README.md's table")
     parser.add_argument(
         "--write-stack", type=int, metavar="TEAMS", help="print a generated stack and exit"
@@ -310,6 +335,10 @@ def main(argv: list[str] | None = None) -> int:
         print(yaml.safe_dump(generate_stack(args.write_stack), sort_keys=False), end="")
         return 0
 
+    packing = packing_lines(list(dict.fromkeys([*args.stack, "dev", "prod", "local"])))
+    print("\n".join(packing), file=sys.stderr)
+    if args.packing_only:
+        return 0
     rows: list[dict[str, Any]] = []
     stacks = list(dict.fromkeys([*args.stack, *(["local"] if args.preview else [])]))
     with tempfile.TemporaryDirectory(prefix="aksray-bench-") as tmp:

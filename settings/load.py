@@ -14,13 +14,13 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 import pulumi
-from pulumi.runtime import config as runtime_config
 
 from catalog.project import PROJECT
-from settings.errors import Problem, SettingsError, printable
+from settings.errors import Problem, SettingsError, printable, shown
 from settings.model import Settings
 from settings.parse import parse_settings
 from settings.reader import describe
+from settings.unset import nothing_set_warning
 
 # Config namespaces a stack file may use besides the project's: the providers' own settings.
 KNOWN_NAMESPACES: Final = frozenset({"azure-native", "kubernetes", "random", "pulumi"})
@@ -45,6 +45,15 @@ class StackSettingsError(SettingsError, pulumi.RunError):
 def _decode(key: str, value: Any, problems: list[Problem]) -> Any:
     if key not in _STRUCTURED_KEYS or not isinstance(value, str):
         return value
+    if value == "":
+        problems.append(
+            Problem(
+                key,
+                "has no value (Pulumi passes a key with nothing after it as an empty string); "
+                "write its settings under it, or remove the key for the defaults",
+            )
+        )
+        return None
     try:
         decoded = json.loads(value)
     except json.JSONDecodeError:
@@ -59,10 +68,11 @@ def _decode(key: str, value: Any, problems: list[Problem]) -> Any:
 def _unknown_namespace(full_key: str) -> Problem:
     namespace = full_key.split(":", 1)[0]
     guess = difflib.get_close_matches(namespace, [PROJECT], n=1, cutoff=0.8)
-    suggestion = f' (did you mean "{PROJECT}:{full_key.split(":", 1)[-1]}"?)' if guess else ""
+    name = shown(full_key.split(":", 1)[-1])
+    suggestion = f' (did you mean "{PROJECT}:{name}"?)' if guess else ""
     return Problem(
-        printable(full_key),
-        f"unknown config namespace {namespace!r}{suggestion}: a stack reads "
+        printable(shown(full_key)),
+        f"unknown config namespace {shown(namespace)!r}{suggestion}: a stack reads "
         f"only {PROJECT}: keys and the settings of the providers "
         f"({', '.join(sorted(KNOWN_NAMESPACES))}); anything else would be "
         "silently ignored",
@@ -73,7 +83,7 @@ def _ignored_provider_setting(full_key: str) -> Problem | None:
     for ignored, instead in IGNORED_PROVIDER_SETTINGS.items():
         if full_key == ignored or (ignored.endswith(":") and full_key.startswith(ignored)):
             return Problem(
-                printable(full_key),
+                printable(shown(full_key)),
                 f"does nothing in this program ({instead}); remove it",
             )
     return None
@@ -110,12 +120,27 @@ def settings_from_config(
     return settings
 
 
+def config_warnings(values: Mapping[str, str]) -> list[Problem]:
+    """What a valid configuration should still be told: a stack that sets nothing."""
+    prefix = f"{PROJECT}:"
+    own = {key[len(prefix) :]: value for key, value in values.items() if key.startswith(prefix)}
+    warning = nothing_set_warning(own)
+    return [warning] if warning is not None else []
+
+
 def load_settings() -> Settings:
-    """Read this project's stack configuration from the Pulumi runtime and validate it."""
-    keys = set(runtime_config.CONFIG.get()) | set(runtime_config.get_config_env())
-    values = {key: runtime_config.get_config(key) for key in keys}
-    secret_keys = {key for key in keys if runtime_config.is_config_secret(key)}
-    return settings_from_config(values, secret_keys, stack=pulumi.get_stack())
+    """Read this project's stack configuration from the Pulumi runtime and validate it; warn
+    (through the engine, so `pulumi up` and `aksray plan` both show it) what `config_warnings`
+    finds."""
+    # The configuration the language host hands the program (PULUMI_CONFIG), through Pulumi's
+    # public runtime API only; the offline runner hands it over the same way.
+    keys = set(pulumi.runtime.get_config_env())
+    values = {key: pulumi.runtime.get_config(key) for key in keys}
+    secret_keys = {key for key in keys if pulumi.runtime.is_config_secret(key)}
+    settings = settings_from_config(values, secret_keys, stack=pulumi.get_stack())
+    for warning in config_warnings(values):
+        pulumi.log.warn(str(warning))
+    return settings
 
 
 def huggingface_token() -> pulumi.Output[str] | None:

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Final, Literal
 
 from catalog.pools import CPU_POOL_NAME
-from catalog.quantities import GPU_RESOURCE
 from catalog.versions import ChartSource
 from catalog.vm_sizes import VM_SIZES
 from workloads.catalog import WORKLOADS
@@ -130,17 +130,15 @@ class StorageSettings:
 
 @dataclass(frozen=True)
 class Resources:
-    """An amount per resource; None where the stack left it out, UNLIMITED (-1) where a quota
-    says `unlimited`."""
+    """What the stack file gives per resource (by Kubernetes resource name, canonical units of
+    catalog/quantities.py RESOURCE_TABLE): absent where it left one out, UNLIMITED (-1) where a
+    quota says `unlimited`. scheduling/queues.py fills in the rest."""
 
-    gpu: int | None = None
-    cpu_millis: int | None = None
-    memory_bytes: int | None = None
+    given: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def amount(self, resource: str) -> int | None:
-        """The amount of a Kubernetes resource: `cpu`, `memory` or `nvidia.com/gpu`."""
-        by_resource = {"cpu": self.cpu_millis, "memory": self.memory_bytes, GPU_RESOURCE: self.gpu}
-        return by_resource[resource]
+        """The amount given of a Kubernetes resource (`cpu`, `memory`, `nvidia.com/gpu`)."""
+        return self.given.get(resource)
 
 
 @dataclass(frozen=True)
@@ -246,6 +244,10 @@ class WorkloadSettings:
     # replica per GPU worker; vllm-batch: `minWorkers`/`maxWorkers`); None for the others.
     min_workers: int | None = None
     max_workers: int | None = None
+    # `cpuPerGpu` / `memoryPerGpu` (millicores, bytes): what each GPU worker asks per GPU, above
+    # the payload's minimum; None: the minimum (scheduling/workers.py).
+    cpu_per_gpu: int | None = None
+    memory_per_gpu: int | None = None
 
     @property
     def elastic(self) -> bool:

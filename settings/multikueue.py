@@ -14,10 +14,22 @@ from types import MappingProxyType
 from typing import Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH
-from settings.catalogues import close_regions
+from settings.catalogues import check_kubernetes_version, close_regions
 from settings.cluster import CLUSTER_KEYS, parse_cluster
+from settings.deployable import (
+    check_gpu_sizes_offered,
+    check_node_pool_count,
+    check_operators_on_new_cluster,
+    check_retired_sizes,
+)
 from settings.errors import Problem
-from settings.model import ClusterSettings, Resources, SchedulingSettings, WorkloadSettings
+from settings.model import (
+    ClusterSettings,
+    OperatorSettings,
+    Resources,
+    SchedulingSettings,
+    WorkloadSettings,
+)
 from settings.multikueue_model import MultiKueueSettings, WorkerCluster, worker_path
 from settings.quotas import parse_resources
 from settings.reader import Section, choices_text, describe, join
@@ -44,11 +56,13 @@ def parse_multikueue(
     manager: ClusterSettings,
     scheduling: SchedulingSettings,
     workloads: tuple[WorkloadSettings, ...],
+    operators: OperatorSettings,
 ) -> MultiKueueSettings | None:
     """The workers and regional workloads, or None when the stack has no `multikueue`."""
     if section is None:
         return None
     workers = _workers(section, stack, scheduling)
+    _check_workers_deployable(workers, operators, problems)
     names = tuple(worker.name for worker in workers)
     regional = _regional(section, names, workloads)
     _check_regional_quota(section, workers, workloads, regional)
@@ -236,6 +250,26 @@ def _check_flavors_agree(section: Section, workers: tuple[WorkerCluster, ...]) -
                     f"pool {pool.name!r} is {vm_size} at {other}: a flavor (pool name) means one "
                     "VM size in every worker, the manager's quota adds them up; rename one pool",
                 )
+
+
+def _check_workers_deployable(
+    workers: tuple[WorkerCluster, ...], operators: OperatorSettings, problems: list[Problem]
+) -> None:
+    """What `pulumi up` would fail on halfway in a worker (settings/deployable.py), in the
+    worker's own region: a GPU size its region does not offer, a retired size, too many pools,
+    a Kubernetes version AKS no longer creates (at the worker's path); and operators.install
+    false, since every worker is a new cluster (once, at that key)."""
+    for index, worker in enumerate(workers):
+        found: list[Problem] = []
+        check_kubernetes_version(worker.cluster, found)
+        check_retired_sizes(worker.cluster, found)
+        check_node_pool_count(worker.cluster, found)
+        if worker.location:
+            check_gpu_sizes_offered(worker.location, worker.cluster, found)
+        problems += [Problem(f"{worker_path(index)}.{p.path}", p.message) for p in found]
+        shared: list[Problem] = []
+        check_operators_on_new_cluster(worker.cluster, operators, shared)
+        problems += [p for p in shared if p not in problems]
 
 
 def _check_elastic_regional(

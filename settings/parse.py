@@ -15,7 +15,8 @@ from catalog.project import PROJECT
 from settings.catalogues import check_kubernetes_version, check_region
 from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
-from settings.errors import Problem, SettingsError
+from settings.deployable import check_deployable
+from settings.errors import Problem, SettingsError, shown
 from settings.model import ClusterSettings, Settings, StorageSettings
 from settings.multikueue import MULTIKUEUE_KEYS, parse_multikueue
 from settings.observability import OBSERVABILITY_KEYS, parse_observability
@@ -47,7 +48,9 @@ def parse_settings(
 ) -> Settings:
     """Validate raw config values (`key -> value`, structured values already decoded)."""
     problems: list[Problem] = []
-    top = Section(raw, "", problems, TOP_LEVEL_KEYS)
+    flat = [key for key in raw if _set_without_path(key)]
+    problems += [_path_hint(key) for key in flat]
+    top = Section({k: v for k, v in raw.items() if k not in flat}, "", problems, TOP_LEVEL_KEYS)
     location = top.string(
         "location",
         DEFAULT_LOCATION,
@@ -66,6 +69,7 @@ def parse_settings(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
     )
     operators = parse_operators(top.mapping("operators", OPERATOR_KEYS), problems, cluster)
+    check_deployable(location, cluster, operators, problems)
     observability = parse_observability(
         top.mapping("observability", OBSERVABILITY_KEYS), problems, cluster
     )
@@ -76,6 +80,7 @@ def parse_settings(
         manager=cluster,
         scheduling=scheduling,
         workloads=workloads,
+        operators=operators,
     )
     _check_token(top, raw, secret_keys)
     if problems:
@@ -91,6 +96,27 @@ def parse_settings(
         operators=operators,
         observability=observability,
         multikueue=multikueue,
+    )
+
+
+def _set_without_path(key: str) -> bool:
+    """A key like `cluster.kubernetesVersion` or `cluster.gpuPools[0].vmSize`: what
+    `pulumi config set` stores as one flat key when `--path` is left out."""
+    head = _head(key)
+    return head != key and head in TOP_LEVEL_KEYS
+
+
+def _head(key: str) -> str:
+    return re.split(r"[.\[]", key, maxsplit=1)[0]
+
+
+def _path_hint(key: str) -> Problem:
+    name = shown(key)
+    return Problem(
+        name,
+        f"is one key whose name holds the path, not a setting inside `{_head(key)}`: "
+        "`pulumi config set` stores that when `--path` is left out. Run "
+        f"`pulumi config rm '{name}'` and `pulumi config set --path '{name}' <value>`",
     )
 
 

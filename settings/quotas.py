@@ -7,28 +7,28 @@ quota they qualify.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
+from types import MappingProxyType
 from typing import Final
 
 from catalog.pools import CPU_POOL_NAME
 from catalog.quantities import (
     GPU_RESOURCE,
     RESOURCE_KEYS,
+    RESOURCE_KINDS,
+    RESOURCES,
     UNLIMITED,
     QuantityError,
-    parse_cpu_millis,
-    parse_memory_bytes,
+    ResourceKind,
+    parse_count,
 )
 from settings.model import Resources, TeamSettings
 from settings.reader import Section, describe, join, string_problem
 
-# The keys of one flavor's amounts, in the order the stack file lists them.
-AMOUNT_ORDER: Final = (GPU_RESOURCE, "cpu", "memory")
+# The resources of one flavor's amounts in the order they are read and reported: the GPUs
+# first, then the resource table's order.
+AMOUNT_ORDER: Final = (GPU_RESOURCE, *(r for r in RESOURCES if r != GPU_RESOURCE))
 AMOUNT_KEYS: Final = tuple(RESOURCE_KEYS[resource] for resource in AMOUNT_ORDER)
-# Sanity bounds: a number past these is a typo, not a plan.
-MAX_GPUS: Final = 100_000
-MAX_CPU_MILLIS: Final = 10_000_000 * 1000
-MAX_MEMORY_BYTES: Final = 2**60  # 1 EiB
 _LIMIT_KEYS: Final = ("borrowingLimit", "lendingLimit")
 
 
@@ -68,23 +68,27 @@ def _flavor_amounts(entry: Section, key: str, flavor: str, allow_unlimited: bool
                 "only a quota can be unlimited; leave a limit out for no limit",
             )
         return Resources()  # reported once: the amount is not read again as a number
-    gpu, cpu, memory = (_amount(entry, resource, unlimited) for resource in AMOUNT_KEYS)
-    _check_cpu_flavor(entry, key, flavor, gpu)
-    return Resources(gpu=gpu, cpu_millis=cpu, memory_bytes=memory)
+    given = {
+        resource: _amount(entry, RESOURCE_KINDS[resource], unlimited) for resource in AMOUNT_ORDER
+    }
+    _check_cpu_flavor(entry, key, flavor, given[GPU_RESOURCE])
+    found = {resource: value for resource, value in given.items() if value is not None}
+    return Resources(MappingProxyType(found))
 
 
-def _amount(entry: Section, resource: str, unlimited: set[str]) -> int | None:
+def _amount(entry: Section, kind: ResourceKind, unlimited: set[str]) -> int | None:
     """One amount in canonical units; None when left out (or reported)."""
-    if resource in unlimited:
+    if kind.key in unlimited:
         return UNLIMITED
-    if not entry.has(resource):
+    if not entry.has(kind.key):
         return None
-    return _READERS[resource](entry)
+    if kind.parse is parse_count:  # a count is an integer of the stack file's own type
+        return entry.integer(kind.key, 0, maximum=kind.maximum)
+    return _quantity(entry, kind)
 
 
-def _quantity(
-    entry: Section, key: str, parse: Callable[[object], int], maximum: int, hint: str
-) -> int | None:
+def _quantity(entry: Section, kind: ResourceKind) -> int | None:
+    key, parse, maximum, hint = kind.key, kind.parse, kind.maximum, kind.hint
     path = join(entry.path, key)
     value = entry.value[key]
     wrong = string_problem(value) if isinstance(value, str) else None
@@ -108,17 +112,6 @@ def _quantity(
         )
         return None
     return amount
-
-
-_READERS: Final[dict[str, Callable[[Section], int | None]]] = {
-    "gpu": lambda entry: entry.integer("gpu", 0, maximum=MAX_GPUS),
-    "cpu": lambda entry: _quantity(
-        entry, "cpu", parse_cpu_millis, MAX_CPU_MILLIS, "write cores or millicores, e.g. 16 or 500m"
-    ),
-    "memory": lambda entry: _quantity(
-        entry, "memory", parse_memory_bytes, MAX_MEMORY_BYTES, "write e.g. 64Gi or 512Mi"
-    ),
-}
 
 
 def _check_cpu_flavor(entry: Section, key: str, flavor: str, gpu: int | None) -> None:

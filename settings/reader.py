@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, TypeVar
 
-from settings.errors import Problem
+from settings.errors import Problem, shown
 
 Choice = TypeVar("Choice", bound=str)
 
@@ -59,6 +59,11 @@ def string_problem(value: str) -> str | None:
         return "is empty; write a value"
     if len(value) > MAX_STRING_LENGTH:
         return f"is {len(value):,} characters long; no setting needs more than {MAX_STRING_LENGTH}"
+    if "\ufffd" in value:
+        return (
+            f"{describe(value)} holds bytes that are not UTF-8 text (shown as \ufffd, as from a "
+            "!!binary value); write the setting as plain text"
+        )
     if not value.isprintable():
         return f"{describe(value)} holds a control or invisible character; remove it"
     if value != value.strip():
@@ -103,7 +108,7 @@ class Section:
         self.problems = problems
         for key in value:
             if key not in known:
-                self.problem(join(path, str(key)), unknown_key_message(str(key), known))
+                self.problem(join(path, shown(str(key))), unknown_key_message(str(key), known))
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(path, message))

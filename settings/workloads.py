@@ -8,6 +8,7 @@ import re
 from typing import Final
 
 from catalog.priorities import PRIORITY_CLASSES
+from catalog.quantities import GPU_RESOURCE, RESOURCE_KINDS, QuantityError
 from settings.defaults import (
     DEFAULT_LORA_ADAPTER,
     DEFAULT_MIN_WORKERS,
@@ -25,18 +26,21 @@ from settings.model import (
     StorageSettings,
     WorkloadSettings,
 )
-from settings.quotas import MAX_GPUS
-from settings.reader import Section, choices_text, join
+from settings.reader import Section, choices_text, describe, join
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
 WORKLOAD_KEYS: Final = tuple(WORKLOADS)
+# No worker count may ask for more GPUs than any quota can hold (a typo, not a plan).
+MAX_GPUS: Final = RESOURCE_KINDS[GPU_RESOURCE].maximum
 _RUN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,19}\Z")
 # A model repository's branch, tag or commit: one Blob path segment.
 _REVISION = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}\Z")
 # The (minimum, maximum) keys of an elastic payload: Serve replicas or batch GPU workers.
 SCALE_KEYS: Final = (("minReplicas", "maxReplicas"), ("minWorkers", "maxWorkers"))
 STAGING_WORKLOAD: Final = "model-stage"
+# What each GPU worker asks per GPU, above its payload's minimum (workloads with GPU workers).
+PER_GPU_KEYS: Final = ("cpuPerGpu", "memoryPerGpu")
 
 
 def parse_workloads(
@@ -57,8 +61,9 @@ def _workload(
     section: Section, spec: WorkloadSpec, teams: set[str], storage: StorageSettings
 ) -> WorkloadSettings:
     runs = ("run",) if spec.kind == "RayJob" else ()
+    per_gpu = PER_GPU_KEYS if spec.gpu_group is not None else ()
     entry = section.mapping(
-        spec.name, ("enabled", "team", "priority", *runs, *sorted(spec.options))
+        spec.name, ("enabled", "team", "priority", *runs, *sorted(spec.options), *per_gpu)
     )
     takes_adapter = "loraAdapter" in spec.options
     default_source = _default_model_source(spec, storage)
@@ -91,13 +96,49 @@ def _workload(
         _check_blob_containers(entry, spec, lora_adapter, model_source == "blob", storage)
     run = _run_label(entry) if runs else DEFAULT_RUN
     low, high = _scale(entry, scale) if scale else fixed
+    cpu, memory = _per_gpu(entry, spec) if per_gpu else (None, None)
     return WorkloadSettings(
         spec.name, enabled, team, priority, workers, lora_adapter, run,
         model_source=model_source,
         model_revision=_revision(entry) if "revision" in spec.options else DEFAULT_MODEL_REVISION,
         min_workers=low,
         max_workers=high,
+        cpu_per_gpu=cpu,
+        memory_per_gpu=memory,
     )  # fmt: skip
+
+
+def _per_gpu(entry: Section, spec: WorkloadSpec) -> tuple[int | None, int | None]:
+    """`cpuPerGpu` and `memoryPerGpu`: never below what the payload needs per GPU."""
+    group = spec.gpu_group
+    assert group is not None
+    found: list[int | None] = []
+    for key, resource, minimum in (
+        ("cpuPerGpu", "cpu", group.pod.cpu),
+        ("memoryPerGpu", "memory", group.pod.memory),
+    ):
+        if not entry.has(key):
+            found.append(None)
+            continue
+        kind = RESOURCE_KINDS[resource]
+        path = join(entry.path, key)
+        try:
+            asked = kind.parse(entry.value[key])
+        except QuantityError as exc:
+            entry.problem(path, f"{exc}")
+            found.append(None)
+            continue
+        least = kind.parse(minimum)
+        if asked < least:
+            entry.problem(
+                path,
+                f"is {kind.format(asked)}, below what {spec.name} needs per GPU ({minimum}: "
+                f"{group.minimum_why}); leave it out for {minimum}, or ask for more",
+            )
+            found.append(None)
+            continue
+        found.append(asked)
+    return found[0], found[1]
 
 
 def _default_model_source(spec: WorkloadSpec, storage: StorageSettings) -> ModelSource:
@@ -200,18 +241,20 @@ def _check_blob_containers(
         )
 
 
+_RUN_HINT: Final = (
+    "a run label of 1-20 letters, digits, '.', '_' or '-' starting with a letter or digit, "
+    'e.g. 1 or retry-2 (quote a date: "2026-12-01")'
+)
+
+
 def _run_label(entry: Section) -> str:
-    """`run`: a label, as a string or a whole number (`pulumi config set --path ... 1` stores
-    the number 1)."""
+    """`run`: a label, as a string or a number (`pulumi config set --path ... 1` stores the
+    number 1; `run: 2.5` is the number 2.5), which is the label as Python writes it."""
     value = entry.value.get("run")
-    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+    if isinstance(value, int | float) and not isinstance(value, bool):
         text = str(value)
         if _RUN.match(text):
             return text
-    return entry.string(
-        "run",
-        DEFAULT_RUN,
-        pattern=_RUN,
-        hint="a run label of 1-20 letters, digits, '.', '_' or '-' starting with a letter or "
-        'digit, e.g. 1 or retry-2 (quote a date: "2026-12-01")',
-    )
+        entry.problem(join(entry.path, "run"), f"{describe(value)} is not valid: {_RUN_HINT}")
+        return DEFAULT_RUN
+    return entry.string("run", DEFAULT_RUN, pattern=_RUN, hint=_RUN_HINT)

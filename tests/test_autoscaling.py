@@ -71,17 +71,8 @@ def _run(mutate: Any) -> RunResult:
     return run_program(write_stack(folder, with_runs(mutated("prod", mutate))))
 
 
-def _elastic_endpoint(config: dict[str, Any]) -> None:
-    """prod with an elastic endpoint (the shipped stack keeps it fixed: check_elastic_endpoint)."""
-    config[f"{P}workloads"]["llm-serve"]["maxReplicas"] = 8
-
-
-def _elastic_prod() -> RunResult:
-    return _run(_elastic_endpoint)
-
-
 def test_the_endpoint_autoscales_between_its_replicas_as_one_elastic_workload() -> None:
-    manifest = _manifest(_elastic_prod(), "llm-serve")
+    manifest = _manifest(planned("prod+run"), "llm-serve")
     assert manifest["metadata"]["annotations"] == {"kueue.x-k8s.io/elastic-job": "true"}
     cluster = _cluster(manifest)
     assert cluster["enableInTreeAutoscaling"] is True
@@ -116,7 +107,7 @@ def test_batch_inference_grows_into_idle_gpus_as_one_elastic_job() -> None:
 
 
 def test_kueue_counts_the_autoscaler_sidecar_in_the_head_and_the_minimum_first() -> None:
-    result = _elastic_prod()
+    result = planned("prod+run")
     settings = _settings(result, "llm-serve")
     head, workers = ray_pods.pod_sets(WORKLOADS["llm-serve"], settings)
     assert (head.cpu_millis, head.memory_bytes) == (2500, 8 * 2**30 + 512 * 2**20)
@@ -207,7 +198,7 @@ def _findings(result: RunResult) -> Any:
 
 
 def test_plan_shows_minimum_and_maximum_gpus_and_the_demand_they_make() -> None:
-    data = _summary(_elastic_prod())
+    data = _summary(planned("prod"))
     rows = {w["workload"]: w for w in data["workloads"]}
     got = {
         name: (w["gangGpus"], w["maxGpus"], w["elastic"], w["maxAdmissibleWorkers"])
@@ -237,17 +228,15 @@ def test_plan_shows_minimum_and_maximum_gpus_and_the_demand_they_make() -> None:
 
 def test_a_maximum_that_never_fits_the_quota_is_a_warning_naming_what_fits() -> None:
     def too_big(config: dict[str, Any]) -> None:
-        _elastic_endpoint(config)
         config[f"{P}workloads"]["llm-serve"]["maxReplicas"] = 9  # serving holds 8 per flavor
 
     findings = _findings(_run(too_big))
     assert findings.errors == []
-    ours = [w for w in findings.warnings if w.path == "workloads.llm-serve.maxReplicas"]
-    (warning,) = [w for w in ours if "may scale" in w.message]
+    (warning,) = [w for w in findings.warnings if w.path == "workloads.llm-serve.maxReplicas"]
     assert warning.message.startswith("llm-serve may scale to 9 GPU workers (9 GPUs), but team ")
     assert "can admit at most 8 of them at once" in warning.message
     assert "Lower maxReplicas to 8" in warning.message
-    assert [w for w in _findings(_elastic_prod()).warnings if "may scale" in w.message] == []
+    assert [w for w in _findings(planned("prod+run")).warnings if "may scale" in w.message] == []
 
 
 def test_the_minimum_is_the_gang_that_must_be_admissible() -> None:

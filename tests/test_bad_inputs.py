@@ -9,6 +9,10 @@ from __future__ import annotations
 import codecs
 import copy
 import json
+import resource
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +23,9 @@ from hypothesis import strategies as st
 
 from aksray.runner import run_program
 from aksray.stackfile import StackFileError
+from settings.errors import PER_KIND
 from tests.support.harness import cli, stack_document
+from tests.support.scripts import load_script
 
 CORPUS = sorted((Path(__file__).parent / "bad_inputs").glob("*.yaml"))
 
@@ -144,3 +150,114 @@ def test_fuzzed_dev_stack_never_crashes(tmp_path: Path, document: dict[str, Any]
     # One line per finding: errors (exit 1) and warnings (exit 0) of the checks.
     assert all(line.startswith(("error: ", "warning: ")) for line in lines), run.stderr
     assert any(line.startswith("error: ") for line in lines) == (run.code == 1), run.stderr
+
+
+# ---- input far beyond any stack: bounded messages, memory and time -----------------------------
+
+HUGE = "k" * 200_000  # a key this long must be an explicit one (`? key`): YAML allows 1024
+
+
+@pytest.mark.parametrize(
+    ("body", "path"),
+    [
+        (f"  ? aks-ray-platform:{HUGE}\n  : 1\n", "k" * 60),
+        (f"  aks-ray-platform:cluster:\n    ? {HUGE}\n    : 1\n", "cluster." + "k" * 60),
+        (f"  ? {HUGE}:location\n  : x\n", "k" * 60),
+        (f"  ? aks-ray-platform:cluster.{HUGE}\n  : 1\n", "cluster." + "k" * 52),
+        (f"  aks-ray-platform:location: {HUGE}\n", "location"),
+        (f"  aks-ray-platform:c:\n    ? {HUGE}\n    : 1\n    ? {HUGE}\n    : 2\n", "Pulumi.huge"),
+        (f"  aks-ray-platform:scheduling:\n    departments: [{{name: {HUGE}}}]\n", "scheduling"),
+    ],
+    ids=["setting", "key in a section", "namespace", "flat path", "value", "twice", "name"],
+)
+def test_a_200000_character_key_or_value_is_echoed_in_a_bounded_line(
+    tmp_path: Path, body: str, path: str
+) -> None:
+    stack = tmp_path / "Pulumi.huge.yaml"
+    stack.write_text(f"config:\n{body}")
+    run = cli("plan", "--config", stack)
+    assert run.code == 1, run.output
+    lines = run.stderr.splitlines()
+    assert lines and all(line.startswith("error: ") for line in lines), run.stderr[:500]
+    assert max(len(line) for line in lines) < 600, [len(line) for line in lines]
+    assert any(line.startswith(f"error: {path}") for line in lines) or any(
+        f"/{path}" in line for line in lines
+    ), run.stderr[:500]
+
+
+def _many_teams(tmp_path: Path, teams: int, edit: Any) -> Path:
+    document = load_script("bench_plan").generate_stack(teams)
+    edit(document["config"])
+    stack = tmp_path / f"Pulumi.teams{teams}.yaml"
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+    stack.write_text(yaml.dump(document, Dumper=dumper, sort_keys=False))
+    return stack
+
+
+def _plan_limited(
+    stack: Path, memory: int, seconds: int
+) -> tuple[subprocess.CompletedProcess[str], float]:
+    """`aksray plan` in its own process, its address space limited to `memory` bytes."""
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    started = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "aksray.cli", "plan", "--config", str(stack)],
+        cwd=Path(__file__).resolve().parent.parent,
+        preexec_fn=limit,
+        capture_output=True,
+        text=True,
+        timeout=seconds,
+        check=False,
+    )
+    return done, time.monotonic() - started
+
+
+GIB = 1024**3
+
+
+def _pools_of(config: dict[str, Any], gpu_nodes: int) -> None:
+    cluster = config["aks-ray-platform:cluster"]
+    cluster["cpuPool"]["maxCount"] = 1000  # AKS's most
+    for pool in cluster["gpuPools"]:
+        pool["maxCount"] = gpu_nodes
+
+
+def test_10000_teams_beyond_their_pools_are_refused_within_1_gib_and_bounded_time(
+    tmp_path: Path,
+) -> None:
+    def shrink_pools(config: dict[str, Any]) -> None:
+        _pools_of(config, 10)
+
+    done, seconds = _plan_limited(_many_teams(tmp_path, 10_000, shrink_pools), GIB, 300)
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert done.stdout == ""
+    assert [line.split(": ", 2)[1] for line in done.stderr.splitlines()] == [
+        "cluster.cpuPool.maxCount",
+        "cluster.gpuPools[0].maxCount",
+        "cluster.gpuPools[1].maxCount",
+    ]
+    assert all(line.startswith("error: ") and len(line) < 3000 for line in done.stderr.splitlines())
+    assert seconds < 120, seconds  # about 4 s of CPU; the bound leaves room for a loaded machine
+
+
+def test_10000_teams_with_a_mistake_each_print_a_few_lines_and_a_count(tmp_path: Path) -> None:
+    def negative_quotas(config: dict[str, Any]) -> None:
+        _pools_of(config, 1000)
+        for department in config["aks-ray-platform:scheduling"]["departments"]:
+            for team in department["teams"]:
+                team["quota"]["a100"]["gpu"] = -1
+
+    done, _ = _plan_limited(_many_teams(tmp_path, 10_000, negative_quotas), GIB, 300)
+    assert done.returncode == 1, done.stderr[-2000:]
+    lines = done.stderr.splitlines()
+    path = "scheduling.departments[{}].teams[{}].quota.a100.gpu"
+    assert [line.split(": ", 2)[1] for line in lines[:PER_KIND]] == [
+        path.format(0, team) for team in range(PER_KIND)
+    ]
+    assert lines[PER_KIND:] == [
+        f"error: {path.format('i', 'i')}: {10_000 - PER_KIND:,} more like the above at this "
+        "path (other list entries), not shown"
+    ]

@@ -26,15 +26,14 @@ from catalog.chart_objects import SWITCHED_OBJECTS, chart_groups, is_built_in_gr
 from catalog.versions import CHARTS, CRD_GROUP_RELEASES
 from tests.support.chart_values import chart_defaults
 from tests.support.harness import STACKS, P, cli, planned, stack_document, write_stack
-from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
 
-CHARTS_DIR = REFERENCE / "charts"
 # The reference holds a subchart's files under charts/<name>/; its values sit under its name.
 SUBCHART = "node-feature-discovery"
 
 
 def _templates(chart: str) -> list[Path]:
-    root = CHARTS_DIR / chart
+    root = reference_chart(chart)
     return sorted(
         p
         for p in root.rglob("*")
@@ -45,7 +44,7 @@ def _templates(chart: str) -> list[Path]:
 def _defaults(entry: Any) -> Any:
     """The chart's default values, or its subchart's for a value under the subchart's name."""
     if entry.value.startswith(f"{SUBCHART}."):
-        path = CHARTS_DIR / entry.release / "charts" / SUBCHART / "values.yaml"
+        path = reference_chart(entry.release) / "charts" / SUBCHART / "values.yaml"
         return {SUBCHART: yaml.safe_load(path.read_text())}
     return chart_defaults(entry.release)
 
@@ -73,10 +72,10 @@ def _foreign_objects(chart: str) -> set[tuple[str, str, str]]:
         text = template.read_text()
         for match in re.finditer(r"(?m)^apiVersion:\s*(\S+)\s*\nkind:\s*(\S+)", text):
             api_version, kind = match.groups()
-            found |= {(template.relative_to(CHARTS_DIR / chart).as_posix(), api_version, kind)}
+            found |= {(template.relative_to(reference_chart(chart)).as_posix(), api_version, kind)}
         for match in re.finditer(r"(?m)^kind:\s*(\S+)\s*\napiVersion:\s*(\S+)", text):
             kind, api_version = match.groups()
-            found |= {(template.relative_to(CHARTS_DIR / chart).as_posix(), api_version, kind)}
+            found |= {(template.relative_to(reference_chart(chart)).as_posix(), api_version, kind)}
     return {
         entry
         for entry in found
@@ -86,6 +85,7 @@ def _foreign_objects(chart: str) -> set[tuple[str, str, str]]:
 
 
 @pytest.mark.parametrize("chart", [c.release for c in CHARTS])
+@pytest.mark.reference
 def test_every_foreign_object_a_chart_template_renders_is_in_the_table(chart: str) -> None:
     listed = {(o.template, o.api_version, o.kind) for o in SWITCHED_OBJECTS if o.release == chart}
     templated = _foreign_objects(chart)
@@ -94,8 +94,9 @@ def test_every_foreign_object_a_chart_template_renders_is_in_the_table(chart: st
 
 
 @pytest.mark.parametrize("entry", SWITCHED_OBJECTS, ids=lambda o: f"{o.release}:{o.value}")
+@pytest.mark.reference
 def test_each_switch_guards_its_template_and_has_the_charts_default(entry: Any) -> None:
-    chart_dir = CHARTS_DIR / entry.release
+    chart_dir = reference_chart(entry.release)
     # The value as the chart's template reads it: the subchart's own name drops its prefix.
     local = entry.value.removeprefix(f"{SUBCHART}.")
     text = (chart_dir / entry.template).read_text()
@@ -108,11 +109,12 @@ def test_each_switch_guards_its_template_and_has_the_charts_default(entry: Any) 
     assert value_at(_defaults(entry), entry.value) is entry.default
 
 
+@pytest.mark.reference
 def test_the_charts_own_crd_groups_are_the_ones_they_ship() -> None:
     shipped: dict[str, set[str]] = {}
     for chart in CHARTS:
         groups = shipped.setdefault(chart.release, set())
-        for crd_file in (CHARTS_DIR / chart.release).rglob("*.yaml"):
+        for crd_file in reference_chart(chart.release).rglob("*.yaml"):
             if "crds" not in crd_file.parts and "crd" not in crd_file.parts:
                 continue
             groups |= set(re.findall(r"(?m)^\s{2}group:\s*(\S+)", crd_file.read_text()))

@@ -35,22 +35,31 @@ def _inputs(result: RunResult, name: str) -> dict[str, Any]:
 
 def test_mcr_installs_microsofts_kuberay_and_kueue_with_their_images(mcr_dev: RunResult) -> None:
     kuberay = _inputs(mcr_dev, "kuberay-operator")
-    assert (kuberay["chart"], kuberay["version"]) == (f"{MCR}/kuberay-operator", "1.6.1")
+    assert (kuberay["chart"], kuberay["version"]) == (f"{MCR}/kuberay-operator", "1.6.2")
     assert "repositoryOpts" not in kuberay or not kuberay["repositoryOpts"]
     assert kuberay["values"]["image"] == {
         "repository": "mcr.microsoft.com/oss/v2/kuberay/operator",
-        "tag": "v1.6.1",
+        "tag": "v1.6.2",
     }
     kueue = _inputs(mcr_dev, "kueue")
-    assert (kueue["chart"], kueue["version"]) == (f"{MCR}/kueue", "0.17.1")
+    assert (kueue["chart"], kueue["version"]) == (f"{MCR}/kueue", "0.19.2")
     assert kueue["values"]["controllerManager"]["manager"]["image"] == {
         "repository": "mcr.microsoft.com/oss/v2/kueue/kueue",
-        "tag": "v0.17.1",
+        "tag": "v0.19.2",
         "pullPolicy": "IfNotPresent",
     }
     # Same releases in the same namespaces: switching sources upgrades them in place.
     assert (kuberay["name"], kuberay["namespace"]) == ("kuberay-operator", "kuberay-system")
     assert (kueue["name"], kueue["namespace"]) == ("kueue", "kueue-system")
+
+
+@pytest.mark.parametrize("name", ["kuberay-operator", "kueue"])
+def test_both_sources_install_the_same_pair(mcr_dev: RunResult, name: str) -> None:
+    """The one Kueue/KubeRay pair the conformance tests and the rehearsal check, from either
+    registry: only where it comes from and its image differ."""
+    ours, upstream = _inputs(mcr_dev, name), _inputs(planned("dev"), name)
+    assert ours["version"] == upstream["version"]
+    assert ours["chart"] != upstream["chart"]
 
 
 @pytest.mark.parametrize("name", ["gpu-operator", "kai-scheduler"])

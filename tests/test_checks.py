@@ -23,7 +23,7 @@ from aksray.checks.kai import (
     check_over_quota_weight,
 )
 from aksray.checks.schedulers import check_kueue_integrations, check_priority_classes
-from aksray.checks.services import check_elastic_endpoint, check_services_never_evicted
+from aksray.checks.services import check_services_never_evicted
 from aksray.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.graph import (
     critical_path,
@@ -152,10 +152,10 @@ def test_a_gang_larger_than_quota_plus_borrowable(tmp_path: Path) -> None:
     )
 
 
-def test_qwen_lora_on_h100_needs_more_cpu_than_the_gpu_share(tmp_path: Path) -> None:
-    # Standard_ND96isr_H100_v5: 94940m allocatable CPU for 8 GPUs, 11867m per GPU, while
-    # LLaMA-Factory's workers ask for 12 CPU each. A team whose H100 quota is exactly the gang
-    # (4 GPUs, CPU derived from the GPU share) can never admit it; one node holds 7 of the pods.
+def test_qwen_lora_on_h100_runs_on_its_teams_gpu_share(tmp_path: Path) -> None:
+    # Standard_ND96isr_H100_v5: 94940m allocatable CPU for 8 GPUs, 11867m per GPU. qwen-lora's
+    # workers ask 11 CPU per GPU (their minimum), so a team whose H100 quota is exactly the gang
+    # (4 GPUs, CPU and memory derived from the GPU share) admits it, and one node holds all 8.
     def qwen_on_training(cfg: dict[str, Any]) -> None:
         applied = cfg[P + "scheduling"]["departments"][1]["teams"]
         applied[1]["quota"]["h100"]["gpu"] = 4
@@ -166,12 +166,12 @@ def test_qwen_lora_on_h100_needs_more_cpu_than_the_gpu_share(tmp_path: Path) -> 
     document = stack_document("prod")
     qwen_on_training(document["config"])
     subject = plan(run(tmp_path, document))
-    findings = only(check_gang_admission, subject)
-    assert paths(findings.errors) == ["scheduling.departments[1].teams[1].quota.h100.cpu"]
-    assert "4 gpu workers need 48 CPU at once" in findings.errors[0].message
-    assert "at most 47.468 CPU" in findings.errors[0].message
+    assert only(check_gang_admission, subject).errors == []
     qwen = next(w for w in subject.workloads if w.spec.name == "qwen-lora")
-    assert pods_per_node(qwen.pod_sets[1].pod_set, "Standard_ND96isr_H100_v5") == 7
+    assert pods_per_node(qwen.pod_sets[1].pod_set, "Standard_ND96isr_H100_v5") == 8
+    assert (
+        qwen.headroom[("h100", "cpu")] >= qwen.total("cpu") - qwen.pod_sets[0].pod_set.total["cpu"]
+    )
 
 
 def _two_teams(document: dict[str, Any], *, lend: int | None) -> None:
@@ -397,6 +397,9 @@ def test_a_kai_release_without_its_default_shard(tmp_path: Path) -> None:
 
 def test_an_existing_clusters_kai_actions_are_declared_or_warned_about(tmp_path: Path) -> None:
     document = minimal()
+    # An existing cluster runs its own operators (a new AKS cluster has none: refused).
+    config(document)[P + "cluster"].update(mode="existing", kubeconfigContext="kind-dev")
+    config(document)[P + "storage"] = {"enabled": False}
     config(document)[P + "operators"] = {"install": False}
     findings = only(check_kai_never_evicts, run(tmp_path, document))
     assert (findings.errors, paths(findings.warnings)) == ([], ["operators.kaiActions"])
@@ -622,17 +625,3 @@ def test_a_gang_larger_than_its_pool_at_max_size_even_with_overcommit(tmp_path: 
 
     _qwen(document, 2)
     assert only(check_gang_fits_pool, run(tmp_path, document)).errors == []
-
-
-def test_an_elastic_endpoint_is_a_warning_with_what_the_rehearsal_showed(tmp_path: Path) -> None:
-    document = minimal()
-    config(document)[P + "workloads"]["llm-serve"].update({"minReplicas": 1, "maxReplicas": 2})
-    findings = only(check_elastic_endpoint, run(tmp_path, document))
-    assert findings.errors == []
-    (warning,) = findings.warnings
-    assert warning.path == "workloads.llm-serve.maxReplicas"
-    assert warning.message.startswith("llm-serve is elastic (minReplicas 1, maxReplicas 2): ")
-    assert "never left `suspended`" in warning.message
-    assert "set maxReplicas to minReplicas" in warning.message
-    config(document)[P + "workloads"]["llm-serve"]["maxReplicas"] = 1
-    assert only(check_elastic_endpoint, run(tmp_path, document)).warnings == []

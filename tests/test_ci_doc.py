@@ -1,5 +1,6 @@
 """docs/ci.md: its pipeline runs `aksray plan` on every pull request and `pulumi preview` after
-it, its plan step works as written, and its rendered comment is what the plan prints."""
+it, keeps the whole plan as an artifact the comment links to, its plan step works as written,
+and its rendered comment is what the plan prints."""
 
 from __future__ import annotations
 
@@ -35,9 +36,24 @@ def test_the_pipeline_plans_every_pull_request_then_previews() -> None:
     plan, preview = workflow["jobs"]["plan"], workflow["jobs"]["preview"]
     runs = [step.get("run", step.get("uses", "")) for step in plan["steps"]]
     assert runs[:3] == ["actions/checkout@v4", "actions/setup-python@v5", "make install"]
-    assert "--format markdown" in _step(plan, "Plan")["run"]
+    step = _step(plan, "Plan")
+    assert "--format markdown" in step["run"]
+    # The whole plan goes to a file the job keeps; the comment links to the run that keeps it.
+    assert '--full-plan "$RUNNER_TEMP/plan-full-$STACK.md"' in step["run"]
+    assert '--full-plan-link "$RUN_URL"' in step["run"]
+    assert step["env"]["RUN_URL"] == (
+        "${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}"
+    )
+    kept = _step(plan, "Keep the whole plan")
+    assert kept["uses"] == "actions/upload-artifact@v4"
+    assert kept["with"] == {
+        "name": "plan-full-${{ matrix.stack }}.md",
+        "path": "${{ runner.temp }}/plan-full-${{ matrix.stack }}.md",
+    }
     comment = _step(plan, "Comment the plan")
     assert comment["with"]["path"] == "${{ runner.temp }}/plan.md"
+    names = [s.get("name") for s in plan["steps"]]
+    assert names.index("Keep the whole plan") < names.index("Fail when a check failed")
     assert plan["permissions"]["pull-requests"] == "write"
     assert _step(plan, "Fail when a check failed")["if"] == "steps.plan.outputs.code != '0'"
     assert preview["needs"] == "plan"
@@ -55,6 +71,7 @@ def test_the_plan_step_works_as_written(tmp_path: Path) -> None:
     env = {
         **os.environ,
         "STACK": "dev",
+        "RUN_URL": "https://github.com/owner/repo/actions/runs/1",
         "RUNNER_TEMP": str(tmp_path),
         "GITHUB_OUTPUT": str(outputs),
     }
@@ -64,6 +81,9 @@ def test_the_plan_step_works_as_written(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert outputs.read_text() == "code=0\n"
     assert (tmp_path / "plan.md").read_text() == GOLDEN.read_text()
+    # dev's comment leaves nothing out: the whole plan is the comment, and it links to nothing.
+    assert (tmp_path / "plan-full-dev.md").read_text() == GOLDEN.read_text()
+    assert "Shortened" not in GOLDEN.read_text()
 
 
 def test_the_rendered_comment_is_what_the_plan_prints() -> None:

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
+import aksray.runner
 from aksray.graph import critical_path
 from aksray.model import plan
 from aksray.report import summary
@@ -178,15 +179,40 @@ def test_plan_prints_the_summary_and_the_checks() -> None:
     assert run.stdout.rstrip().endswith("Checks: 0 errors, 0 warnings")
 
 
-def test_a_failed_check_exits_one_with_one_line(tmp_path: Path) -> None:
+def _endpoint_on_spot() -> dict[str, Any]:
+    """The endpoint's team has its GPU quota only on a spot pool: a check of the plan fails
+    (the settings and the program are fine), with exactly one error."""
     document = minimal()
-    teams(document)[0]["quota"]["a100"]["gpu"] = 3
-    run = cli("plan", "--config", write_stack(tmp_path, document))
+    config(document)[P + "cluster"]["gpuPools"][0]["spot"] = True
+    return document
+
+
+def test_a_failed_check_exits_one_with_one_line(tmp_path: Path) -> None:
+    run = cli("plan", "--config", write_stack(tmp_path, _endpoint_on_spot()))
     assert run.code == 1
     assert "Traceback" not in run.output
     assert len(run.error_lines) == 1
-    assert run.error_lines[0].startswith("error: cluster.gpuPools[0].maxCount: the team quotas")
+    assert run.error_lines[0].startswith(
+        "error: scheduling.departments[0].teams[0].quota.a100: llm-serve is an endpoint"
+    )
     assert "Checks: 1 error, 0 warnings" in run.stdout
+
+
+@pytest.mark.parametrize("output", ["text", "json", "markdown"])
+def test_quotas_beyond_the_pools_stop_the_plan_before_the_program(
+    tmp_path: Path, output: str
+) -> None:
+    # Found from the settings alone, like a configuration error: nothing is built, no plan.
+    document = minimal()
+    teams(document)[0]["quota"]["a100"]["gpu"] = 3
+    run = cli("plan", "--config", write_stack(tmp_path, document), "--format", output)
+    assert run.code == 1
+    assert len(run.error_lines) == 1
+    assert run.error_lines[0].startswith("error: cluster.gpuPools[0].maxCount: the team quotas")
+    if output == "markdown":
+        assert "cluster.gpuPools[0].maxCount" in run.stdout and "Resources" not in run.stdout
+    else:
+        assert run.stdout == ""
 
 
 def test_warnings_do_not_fail(tmp_path: Path) -> None:
@@ -208,12 +234,11 @@ def test_json_carries_the_summary_and_the_checks(tmp_path: Path) -> None:
     assert document["checks"] == {"errors": [], "warnings": []}
     assert document["summary"]["criticalPath"]["estimatedSeconds"] == 974
 
-    bad = minimal()
-    teams(bad)[0]["quota"]["a100"]["gpu"] = 3
+    bad = _endpoint_on_spot()
     failed = cli("plan", "--config", write_stack(tmp_path, bad), "--json")
     assert failed.code == 1
     assert [e["path"] for e in json.loads(failed.stdout)["checks"]["errors"]] == [
-        "cluster.gpuPools[0].maxCount"
+        "scheduling.departments[0].teams[0].quota.a100"
     ]
     assert len(failed.error_lines) == 1
 
@@ -268,3 +293,17 @@ def test_version_prints_the_package_and_every_pinned_chart() -> None:
                 re.M,
             ), chart
     assert lines[-1] == f"ray image: {RAY_IMAGE}"
+
+
+def test_a_run_out_of_memory_ends_in_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    def exhausted(*args: object, **kwargs: object) -> None:
+        raise MemoryError
+
+    monkeypatch.setattr(aksray.runner, "run_program", exhausted)
+    run = cli("plan", "--stack", "dev")
+    assert run.code == 1
+    assert run.stdout == ""
+    assert run.stderr.splitlines() == [
+        "error: --stack dev: the run exhausted the memory this process may use (a plan takes "
+        "about half a MiB per team); give it more memory, or plan the stack in parts"
+    ]

@@ -281,13 +281,13 @@ RULES = [
 
 
 @pytest.mark.reference
-def test_the_reference_crds_have_86_cel_rules_and_every_one_can_be_evaluated() -> None:
+def test_the_reference_crds_have_91_cel_rules_and_every_one_can_be_evaluated() -> None:
     rules = reference_rules()
-    assert len(rules) == 86
+    assert len(rules) == 91  # RayCronJob's 8 among them: KubeRay 1.6.2 ships its CRD too
     assert [(r.label, r.problem) for r in rules if r.problem is not None] == []
     # Standard CEL only: no Kubernetes library function appears in the reference rules.
     assert set().union(*(r.functions for r in rules)) == {"has", "all", "exists", "filter", "size"}
-    assert sum(r.transition for r in rules) == 28
+    assert sum(r.transition for r in rules) == 27
 
 
 @pytest.mark.reference

@@ -11,14 +11,18 @@ from typing import Any
 import pytest
 
 from aksray.cost import monthly_cost
+from aksray.folding import COMMENT_BUDGET
 from aksray.graph import critical_path
-from aksray.mermaid import label
+from aksray.markdown import full_plan_reference, invalid_markdown, plan_markdown
+from aksray.mermaid import MAX_EDGES, MAX_TEXT_SIZE, Flowchart, label
 from aksray.model import plan
+from aksray.report import summary
 from aksray.tables import markdown_cell
 from catalog.prices import HOURS_PER_MONTH, REGIONAL, USD_PER_HOUR
 from catalog.vm_sizes import VM_SIZES
 from tests.support import mermaid
 from tests.support.harness import STACKS, P, cli, mutated, planned, write_stack
+from tests.support.mermaid import limit_problems as support_limits
 
 SUMMARY = re.compile(
     r"\*\*(?P<resources>\d+) resources? to create · at most (?P<gpus>\d+) GPUs? · "
@@ -223,3 +227,112 @@ def test_labels_escape_what_would_break_the_chart() -> None:
 
 def test_cells_escape_pipes_and_tags_but_not_inside_code() -> None:
     assert markdown_cell("a | b <name> `x <y> | z`") == "a \\| b &lt;name&gt; `x <y> \\| z`"
+
+
+# --------------------------------------------------------------------------------------------
+# Mermaid's limits, and what the plan does past them
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_chart_is_refused_past_mermaid_s_edge_and_text_limits() -> None:
+    chart = Flowchart()
+    root = chart.node("root")
+    for _ in range(MAX_EDGES):
+        chart.edge(root, root)
+    assert chart.refusal() is None and support_limits("\n".join(chart.lines)) == []
+    chart.edge(root, root)
+    assert chart.refusal() == "501 edges, more than the 500 Mermaid draws (maxEdges)"
+    assert support_limits("\n".join(chart.lines)) == ["501 edges: Mermaid refuses more than 500"]
+    text = Flowchart()
+    text.node("x" * (MAX_TEXT_SIZE - len('flowchart TD\n  n0[""]')))
+    assert text.text_size() == MAX_TEXT_SIZE and text.refusal() is None
+    # Mermaid counts JavaScript characters: one emoji is two.
+    text.lines[-1] = text.lines[-1].replace("x", "\U0001f600", 1)
+    assert text.text_size() == MAX_TEXT_SIZE + 1
+    assert text.refusal() == "50,001 characters, more than the 50,000 Mermaid reads (maxTextSize)"
+    assert support_limits("\n".join(text.lines)) == [
+        "50001 characters: Mermaid draws at most 50000"
+    ]
+
+
+def _synthetic(teams: int, per_department: int, name_length: int) -> dict[str, Any]:
+    """dev's summary with `teams` made-up teams in its organisation."""
+    result = planned("dev")
+    data = dict(summary(plan(result), critical_path(result)))
+    data["queues"] = [
+        {
+            "team": f"t{i:05d}".ljust(name_length, "x"),
+            "department": f"d{i // per_department:04d}",
+            "cohort": f"d{i // per_department:04d}",
+            "namespace": f"t{i:05d}",
+            "localQueue": f"t{i:05d}",
+            "flavors": [
+                {
+                    "flavor": "a100",
+                    "nominal": {"cpu": "8", "memory": "64Gi", "gpu": 1},
+                    "borrowingLimit": None,
+                    "lendingLimit": None,
+                }
+            ],
+            "kai": {"queue": f"t{i:05d}", "parent": f"d{i // per_department:04d}"},
+        }
+        for i in range(teams)
+    ]
+    return data
+
+
+def _whole(data: dict[str, Any]) -> str:
+    checks: dict[str, list[Any]] = {"errors": [], "warnings": []}
+    cost = monthly_cost(plan(planned("dev")).settings)
+    return plan_markdown(
+        "x", resources=1, data=data, checks=checks, notes=[], cost=cost, budget=None
+    )
+
+
+def test_a_chart_too_long_for_mermaid_is_drawn_per_department() -> None:
+    # 400 teams of long names: 404 edges, but more text than Mermaid reads.
+    text = _whole(_synthetic(400, 100, 60))
+    tree = mermaid.blocks(text)[0]
+    assert mermaid.problems(tree) == []
+    assert [lbl.split("<br/>")[0] for lbl in mermaid.labels(tree).values()] == [
+        "stack x", "department d0000", "department d0001", "department d0002", "department d0003"
+    ]  # fmt: skip
+    assert re.search(
+        r"^Drawn per department: team by team, the chart has [\d,]+ characters, more than the "
+        r"50,000 Mermaid reads \(maxTextSize\)\.$",
+        text,
+        re.MULTILINE,
+    )
+
+
+def test_a_chart_mermaid_refuses_even_per_department_is_left_out_saying_why() -> None:
+    text = _whole(_synthetic(501, 1, 6))
+    assert len(mermaid.blocks(text)) == 1  # the critical path alone
+    assert (
+        "The organisation chart (501 departments, 501 teams) is left out: Mermaid would refuse "
+        "it, team by team and per department: 501 edges, more than the 500 Mermaid draws "
+        "(maxEdges)."
+    ) in text
+
+
+def test_an_invalid_stack_s_comment_counts_the_errors_it_has_no_room_for() -> None:
+    problems = [f"scheduling.departments[0].teams[{i}].name: {'x' * 200}" for i in range(1000)]
+    text = invalid_markdown("big", problems)
+    assert len(text) - 1 <= COMMENT_BUDGET
+    lines = text.splitlines()
+    listed = sum(line.startswith("- **error** ") for line in lines)
+    assert 0 < listed < 1000
+    assert lines[-1] == (
+        f"- … and {1000 - listed} more ({1000 - listed} errors, 0 warnings): the whole plan "
+        "lists every one, `aksray plan --format markdown --full-plan FILE` writes it"
+    )
+    assert invalid_markdown("big", problems, budget=None).count("- **error** ") == 1000
+
+
+def test_the_link_to_the_whole_plan() -> None:
+    assert full_plan_reference("plan-full.md", "https://x/runs/1") == (
+        "[plan-full.md](https://x/runs/1)"
+    )
+    assert full_plan_reference("plan full.md", "out/plan full.md") == (
+        "[plan full.md](<out/plan full.md>)"
+    )

@@ -39,6 +39,17 @@ def test_the_example_stack_plans_clean_and_shows_where_quota_lies() -> None:
     )
 
 
+def test_markdown_is_the_text_report_fenced_and_the_full_plan_the_same(tmp_path: Path) -> None:
+    """No Markdown layout for several clusters yet: a pipeline passing --full-plan still gets
+    its file, the same fenced text report (docs/ci.md)."""
+    text = cli("plan", "--stack", "multiregion")
+    full = tmp_path / "plans" / "full.md"
+    run = cli("plan", "--stack", "multiregion", "--format", "markdown", "--full-plan", full)
+    assert run.code == 0, run.output
+    assert run.stdout == f"```text\n{text.stdout}```\n"
+    assert full.read_text(encoding="utf-8") == run.stdout
+
+
 def test_json_has_gpu_demand_and_cost_per_region() -> None:
     run = cli("plan", "--stack", "multiregion", "--json")
     assert run.code == 0, run.output

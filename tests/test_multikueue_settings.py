@@ -10,7 +10,6 @@ import pytest
 
 from aksray.runner import run_program, stack_file
 from settings.errors import SettingsError
-from settings.model import Resources
 from settings.parse import parse_settings
 from tests.support.harness import P, assert_rejected, planned, stack_document
 
@@ -29,7 +28,7 @@ def test_the_example_stack_parses_to_two_workers() -> None:
         ("sce", "swedencentral"),
     ]
     weu = multikueue.worker("weu")
-    assert weu.team_quota("team-a")["a100"] == Resources(gpu=4)
+    assert dict(weu.team_quota("team-a")["a100"].given) == {"nvidia.com/gpu": 4}
     assert [p.name for p in weu.cluster.gpu_pools] == ["a100"]
     assert dict(multikueue.regional) == {"vllm-batch": "weu"}
     assert settings.cluster.gpu_pools == ()
@@ -94,6 +93,15 @@ def _worker_existing_mode(config: Config) -> None:
     _worker(config)["cluster"]["mode"] = "existing"
 
 
+def _worker_region_without_the_size(config: Config) -> None:
+    """northcentralus is in the region table and offers no A100 PCIe size."""
+    _worker(config)["location"] = "northcentralus"
+
+
+def _worker_retired_kubernetes(config: Config) -> None:
+    _worker(config, 1)["cluster"]["kubernetesVersion"] = "1.31"
+
+
 @pytest.mark.parametrize(
     ("mutate", "path", "words"),
     [
@@ -117,6 +125,16 @@ def _worker_existing_mode(config: Config) -> None:
         (_region_typo, "multikueue.workers[0].location", "did you mean 'westeurope'"),
         (_no_workers, "multikueue.workers", "at least one worker"),
         (_worker_existing_mode, "multikueue.workers[0].cluster.mode", "AKS cluster"),
+        (
+            _worker_region_without_the_size,
+            "multikueue.workers[0].cluster.gpuPools[0].vmSize",
+            "northcentralus does not offer Standard_NC24ads_A100_v4",
+        ),
+        (
+            _worker_retired_kubernetes,
+            "multikueue.workers[1].cluster.kubernetesVersion",
+            "AKS ended support for Kubernetes 1.31",
+        ),
     ],
 )
 def test_mistakes_are_refused_at_their_path(
@@ -142,3 +160,29 @@ def test_a_worker_name_too_long_for_the_stack_is_refused() -> None:
         for i, name in enumerate(("weu", "sce"))
     ]
     assert parse_settings(raw, stack="s" * 36).multikueue is not None
+
+
+def test_operators_left_out_are_refused_once_for_the_manager_and_every_worker(
+    tmp_path: Path,
+) -> None:
+    """Every worker is a new cluster: without operators `pulumi up` fails on its first queue."""
+    document = _multiregion()
+    document["config"][P + "operators"] = {"install": False}
+    run = assert_rejected(tmp_path, document, "operators.install")
+    assert [x for x in run.error_lines if x.startswith("error: operators.install: ")] == [
+        "error: operators.install: is false, but mode: aks creates a new cluster, which has no "
+        "GPU Operator, KubeRay, Kueue or KAI Scheduler: `pulumi up` would fail on the first "
+        "queue after creating the cluster; set operators.install: true (or mode: existing for a "
+        "cluster that runs them)"
+    ]
+
+
+def test_a_worker_in_a_region_without_its_gpu_size_is_the_one_problem() -> None:
+    config = _multiregion()["config"]
+    _worker_region_without_the_size(config)
+    raw = {key.removeprefix(P): value for key, value in config.items()}
+    with pytest.raises(SettingsError) as refused:
+        parse_settings(raw, stack="multiregion")
+    [problem] = refused.value.problems
+    assert problem.path == "multikueue.workers[0].cluster.gpuPools[0].vmSize"
+    assert problem.message.startswith("northcentralus does not offer Standard_NC24ads_A100_v4 ")

@@ -43,6 +43,8 @@ from tests.support.harness import (
     write_stack,
 )
 from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
+from tests.support.reference import crds as reference_crds
 from workloads.catalog import WORKLOADS
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -65,7 +67,7 @@ PINS = [
         "aksray-operators-kuberay-operator",
         "kuberay-operator",
         "kuberay-operator",
-        "1.7.0",
+        "1.6.2",
         "https://ray-project.github.io/kuberay-helm/",
         "kuberay-system",
     ),
@@ -112,7 +114,7 @@ def kueue_config(result: RunResult) -> dict[str, Any]:
 
 
 def upstream_kueue_config() -> dict[str, Any]:
-    chart = yaml.safe_load((REFERENCE / "charts/kueue/values.yaml").read_text())
+    chart = yaml.safe_load((reference_chart("kueue") / "values.yaml").read_text())
     config = yaml.safe_load(chart["managerConfig"]["controllerManagerConfigYaml"])
     assert isinstance(config, dict)
     return config
@@ -176,8 +178,8 @@ def test_images_are_pinned_to_the_release_tags() -> None:
         "pullPolicy": "IfNotPresent",
     }
     kuberay = values(result, "aksray-operators-kuberay-operator")["image"]
-    upstream = yaml.safe_load((REFERENCE / "charts/kuberay-operator/values.yaml").read_text())
-    assert kuberay == {"repository": "quay.io/kuberay/operator", "tag": "v1.7.0"}
+    upstream = yaml.safe_load((reference_chart("kuberay-operator") / "values.yaml").read_text())
+    assert kuberay == {"repository": "quay.io/kuberay/operator", "tag": "v1.6.2"}
     assert {k: upstream["image"][k] for k in ("repository", "tag")} == kuberay
 
 
@@ -337,7 +339,7 @@ def test_kueue_config_is_the_chart_default_with_only_our_changes(stack: str, met
 
 @pytest.mark.reference
 def test_keys_we_add_to_the_kueue_config_are_spelt_as_upstream_documents_them() -> None:
-    text = (REFERENCE / "charts/kueue/values.yaml").read_text()
+    text = (reference_chart("kueue") / "values.yaml").read_text()
     assert re.search(r"#\s*manageJobsWithoutQueueName:", text)
     assert re.search(r"#\s*enableClusterQueueResources:", text)
 
@@ -368,8 +370,8 @@ def test_kai_installs_its_priority_classes_and_no_catch_all_queue() -> None:
     assert kai["global"]["tag"] == "v0.17.0"
 
 
-KAI_SHARD_CRD = REFERENCE / "charts/kai-scheduler/crds/kai.scheduler_schedulingshards.yaml"
-KAI_SHARD_TEMPLATE = REFERENCE / "charts/kai-scheduler/templates/default-shard.yaml"
+KAI_SHARD_CRD = reference_chart("kai-scheduler") / "crds/kai.scheduler_schedulingshards.yaml"
+KAI_SHARD_TEMPLATE = reference_chart("kai-scheduler") / "templates/default-shard.yaml"
 EVICTIONS_OFF = {
     "consolidation": {"enabled": False},
     "reclaim": {"enabled": False},
@@ -667,7 +669,7 @@ def test_render_writes_each_release_as_its_chart_and_values(tmp_path: Path) -> N
 def test_every_upstream_crd_maps_to_the_release_that_installs_it(
     folder: str, release_name: str
 ) -> None:
-    crds = sorted((REFERENCE / "crds" / folder).glob("*.yaml"))
+    crds = sorted(reference_crds(folder).glob("*.yaml"))
     assert crds
     for path in crds:
         # The CRD's `spec.group` (read as text: some of these files are megabytes of schema).

@@ -7,22 +7,26 @@ stand-in `uv` that only records its arguments: no network, no real install.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import time
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.tags import Tag, compatible_tags, cpython_tags, mac_platforms
 from packaging.utils import canonicalize_name, parse_wheel_filename
+from setuptools import find_packages
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -165,8 +169,9 @@ def test_every_locked_package_installs_from_a_wheel(version: str, platform: str)
 
 
 def test_pulumi_finds_the_provider_plugins_in_the_venv() -> None:
-    """Pulumi's language host (toolchain: pip, and the one `make e2e` builds) runs `python -m pip
-    list -v --format json` in the venv and reads each package's pulumi-plugin.json."""
+    """The language host `make e2e` builds (sdk v3.68, before toolchains) runs `python -m pip
+    list -v --format json` in the venv and reads each package's pulumi-plugin.json; uv's
+    toolchain lists the same packages from uv.lock (see the next tests)."""
     listed = subprocess.run(
         [sys.executable, "-m", "pip", "list", "-v", "--format", "json"],
         capture_output=True,
@@ -191,6 +196,135 @@ def test_pulumi_finds_the_provider_plugins_in_the_venv() -> None:
         "random": locked["pulumi-random"],
         "grafana": locked["pulumiverse-grafana"],
     }
+
+
+def _makefile_value(name: str) -> str:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    match = re.search(rf"^{name} := (.+)$", text, re.MULTILINE)
+    assert match, f"Makefile: no {name} line"
+    return match.group(1).strip()
+
+
+def test_pulumis_language_host_uses_uv_and_the_venv_make_install_builds() -> None:
+    """With `toolchain: uv` the host resolves the virtualenv option against the project root,
+    finds uv.lock and pyproject.toml (with a [project] table) by searching up from it, and runs
+    `uv sync --inexact` there with UV_PROJECT_ENVIRONMENT set to that virtualenv."""
+    project = yaml.safe_load((ROOT / "Pulumi.yaml").read_text(encoding="utf-8"))
+    assert project["runtime"] == {
+        "name": "python",
+        "options": {"toolchain": "uv", "virtualenv": _makefile_value("VENV")},
+    }
+    assert (ROOT / "uv.lock").is_file() and "name" in PYPROJECT["project"]
+    assert "--locked" in (ROOT / "Makefile").read_text(encoding="utf-8"), "the lock is what runs"
+
+
+def test_the_language_hosts_sync_leaves_the_venv_as_make_install_built_it() -> None:
+    """What the host runs before every `pulumi up` (offline and dry here): nothing to change, so a
+    deploy runs exactly the versions the tests ran with."""
+    # `make install`'s, else the one on PATH (as Pulumi finds it).
+    installed = ROOT / _makefile_value("UV_HOME") / "bin" / "uv"
+    uv = str(installed) if installed.exists() else shutil.which("uv")
+    if uv is None:
+        pytest.skip("uv is installed by `make install`")
+    venv = Path(sys.prefix)
+    done = subprocess.run(
+        [uv, "sync", "--inexact", "--dry-run", "--offline"],
+        cwd=ROOT,
+        env={**os.environ, "UV_PROJECT_ENVIRONMENT": str(venv), "UV_PYTHON_DOWNLOADS": "never"},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Would make no changes" in done.stderr + done.stdout, done.stderr
+
+
+def test_the_plugins_uv_lock_lists_are_the_ones_installed() -> None:
+    """uv's toolchain reads the Pulumi packages from uv.lock: each provider package there is the
+    version installed in the venv, with its pulumi-plugin.json."""
+    locked = {str(canonicalize_name(p["name"])): str(p["version"]) for p in LOCKED}
+    site = Path(yaml.__file__).resolve().parents[1]
+    for package in ("pulumi-azure-native", "pulumi-kubernetes", "pulumi-random"):
+        plugin = json.loads((site / package.replace("-", "_") / "pulumi-plugin.json").read_text())
+        assert plugin["resource"] is True, package
+        assert plugin.get("version", locked[package]) == locked[package], package
+    grafana = json.loads((site / "pulumiverse_grafana" / "pulumi-plugin.json").read_text())
+    assert grafana["name"] == "grafana" and grafana["version"] == locked["pulumiverse-grafana"]
+
+
+# --- the project runs from its checkout ----------------------------------------------------------
+
+
+def _backend() -> Any:
+    build = PYPROJECT["build-system"]
+    assert build["backend-path"] == ["scripts/packaging"]
+    sys.path.insert(0, str(ROOT / "scripts" / "packaging"))
+    try:
+        return importlib.import_module(build["build-backend"])
+    finally:
+        sys.path.remove(str(ROOT / "scripts" / "packaging"))
+
+
+def test_no_wheel_or_sdist_is_built(tmp_path: Path) -> None:
+    """`aksray` reads the program, Pulumi.yaml and the stacks beside its package: an installed
+    copy could not plan, so building one fails with the reason."""
+    backend = _backend()
+    for build in (backend.build_wheel, backend.build_sdist):
+        with pytest.raises(SystemExit, match="runs from its checkout only") as refused:
+            build(str(tmp_path))
+        assert "git clone, then `make install`" in str(refused.value)
+    assert list(tmp_path.iterdir()) == []
+    assert callable(backend.build_editable), "what `make install` uses"
+    # A clone has it: `make install` builds the editable install with it.
+    path = Path(backend.__file__).resolve().relative_to(ROOT).as_posix()
+    tracked = subprocess.run(
+        ["git", "ls-files", "--error-unmatch", path], cwd=ROOT, capture_output=True, check=False
+    )
+    assert tracked.returncode == 0, f"{path} is not in git (ignored?): a clone cannot install"
+
+
+def test_the_editable_install_puts_the_checkout_on_the_path() -> None:
+    """A package the checkout gains after `make install` (a `git pull`) imports in the
+    installed `aksray` command without reinstalling: the install is a .pth of the checkout."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    lines = {line.strip() for pth in site.glob("*.pth") for line in pth.read_text().splitlines()}
+    assert str(ROOT) in lines
+
+
+def test_the_editable_install_finds_every_package() -> None:
+    """Packages are found, not listed: each folder with an __init__.py under the program's
+    top-level packages is one (workloads.model_stage once went missing from a list)."""
+    find = PYPROJECT["tool"]["setuptools"]["packages"]["find"]
+    assert find["namespaces"] is False
+    include = find["include"]
+    found = set(find_packages(str(ROOT), include=include))
+    on_disk = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for top in {pattern.rstrip("*") for pattern in include}
+        for init in (ROOT / top).rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert on_disk == found and "workloads.model_stage" in found
+    # Every top-level package of the checkout is the program's (tests/ and the tools aside): a
+    # new layer (scheduling/ once) is found without anyone remembering this list.
+    tops = {
+        init.parent.name
+        for init in ROOT.glob("*/__init__.py")
+        if init.parent.name not in {"tests", "scripts", "policy"}
+    }
+    assert tops == {pattern.rstrip("*") for pattern in include}
+    assert {"aksray", "catalog", "settings", "scheduling", "manifests", "components"} <= tops
+    # Imported the way the installed console script runs, from another folder.
+    done = subprocess.run(
+        [sys.executable, "-c", "import workloads.model_stage, aksray.cli"],
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_ci_runs_the_suite_on_the_oldest_and_the_newest() -> None:

@@ -68,12 +68,12 @@ def test_the_ray_clusters_the_payload_tier_starts_are_the_planned_ones() -> None
     }
     for payload, job in planned_jobs.items():
         assert ray_nodes(stack_ray_job(payload)) == ray_nodes(job), payload
-    assert ray_nodes(planned_jobs["qwen-lora"]) == (RayNode(0, 0), [RayNode(12, 1)] * 4)
+    assert ray_nodes(planned_jobs["qwen-lora"]) == (RayNode(0, 0), [RayNode(11, 1)] * 4)
     assert ray_nodes(planned_jobs["aurora-finetune"]) == (RayNode(0, 0), [RayNode(8, 1)])
 
 
 def test_bundles_that_exceed_the_pods_do_not_fit() -> None:
-    pods = [RayNode(12, 1)] * 4
+    pods = [RayNode(11, 1)] * 4
     assert fits(launch.worker_bundles(4), pods)
     assert not fits(launch.worker_bundles(5), pods)  # more workers than GPU pods
     assert not fits(launch.worker_bundles(4), [RayNode(8, 1)] * 4)  # pods of too few CPUs

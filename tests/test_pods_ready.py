@@ -23,7 +23,7 @@ from manifests.helm_values import kueue_manager_config
 from settings import defaults
 from settings.model import PodsReady
 from tests.support.harness import assert_rejected, mutated, one, planned, write_stack
-from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
 
 P = "aks-ray-platform:"
 DEFAULT = PodsReady(defaults.DEFAULT_PODS_READY_TIMEOUT_MINUTES, defaults.DEFAULT_REQUEUE_LIMIT)
@@ -59,9 +59,10 @@ def test_kueue_gives_a_job_whose_pods_never_get_ready_its_quota_back(stack: str)
     }
 
 
+@pytest.mark.reference
 def test_the_keys_are_the_ones_the_chart_documents() -> None:
     """The chart's values.yaml carries Kueue's waitForPodsReady example as a comment."""
-    text = (REFERENCE / "charts/kueue/values.yaml").read_text()
+    text = (reference_chart("kueue") / "values.yaml").read_text()
     block = re.search(r"(?m)^(\s*)#waitForPodsReady:\n((?:\1#  .*\n)+)", text)
     assert block is not None
     example = yaml.safe_load(re.sub(r"(?m)^\s*#", "", block.group(2)))

@@ -18,7 +18,8 @@ from aksray.runner import RecordedResource, RunResult
 from catalog.versions import RAY_VERSION
 from manifests.network import metrics_scraper
 from tests.support.harness import one, planned, transitive_dependencies
-from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
+from tests.support.reference import crds
 
 RAY_KINDS = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")
 POLICY = "kubernetes:networking.k8s.io/v1:NetworkPolicy"
@@ -60,7 +61,7 @@ def policy_for(result: RunResult, ray: RecordedResource) -> RecordedResource:
 def test_every_ray_cluster_requires_kuberays_token(stack: str) -> None:
     for ray in ray_objects(planned(stack)):
         cluster = cluster_spec(ray)
-        # KubeRay 1.7 then generates a Secret with a random token per Ray cluster, sets
+        # KubeRay (1.6 and newer) then generates a Secret with a random token per Ray cluster, sets
         # RAY_AUTH_MODE=token and RAY_AUTH_TOKEN on every Ray container and signs its own
         # dashboard calls (job submission, Serve) with it.
         assert cluster["authOptions"] == {"mode": "token"}, ray.name
@@ -69,9 +70,10 @@ def test_every_ray_cluster_requires_kuberays_token(stack: str) -> None:
         assert tuple(int(p) for p in RAY_VERSION.split(".")) >= (2, 52, 0)
 
 
+@pytest.mark.reference
 def test_the_crds_we_ship_know_the_field() -> None:
     for name in ("rayjobs", "rayservices", "rayclusters"):
-        text = (REFERENCE / f"crds/kuberay/ray.io_{name}.yaml").read_text()
+        text = (crds("kuberay") / f"ray.io_{name}.yaml").read_text()
         assert "authOptions:" in text, name
 
 
@@ -184,9 +186,10 @@ def pod_templates(cluster: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.reference
 def test_kuberays_pods_carry_the_label_the_policies_name() -> None:
     """The chart names its operator pods `app.kubernetes.io/name: <nameOverride>`."""
-    chart = REFERENCE / "charts/kuberay-operator"
+    chart = reference_chart("kuberay-operator")
     values = yaml.safe_load((chart / "values.yaml").read_text())
     assert values["nameOverride"] == "kuberay-operator"
     deployment = (chart / "templates/deployment.yaml").read_text()

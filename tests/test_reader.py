@@ -60,3 +60,20 @@ def test_a_long_list_of_choices_shows_the_closest_and_a_count() -> None:
         "team-0999, team-0998, team-0997 and 997 more (the closest shown)"
     )
     assert choices_text("", teams) == "team-0000, team-0001, team-0002 and 997 more"
+
+
+def test_bytes_that_are_not_text_are_named_as_such() -> None:
+    # A !!binary value whose bytes are not UTF-8 arrives as U+FFFD, as the Pulumi CLI passes it.
+    assert _read("\ufffd", hint="h") == (
+        "",
+        [
+            "top.key: '\ufffd' holds bytes that are not UTF-8 text (shown as \ufffd, as from a "
+            "!!binary value); write the setting as plain text"
+        ],
+    )
+
+
+def test_an_unknown_key_is_shown_cut_however_long() -> None:
+    problems: list[Problem] = []
+    Section({"k" * 200_000: 1}, "top", problems, ("key",))
+    assert [p.path for p in problems] == ["top." + "k" * 60 + "...(200,000 characters)"]

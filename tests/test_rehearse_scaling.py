@@ -14,7 +14,7 @@ import yaml
 
 from aksray.rehearse import scaling
 from aksray.rehearse.observe import EVICTION_GRACE_S, Observer, Sample
-from aksray.rehearse.scenarios import NotApplicableError
+from aksray.rehearse.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file, stack_workloads
 from aksray.runner import run_program
 

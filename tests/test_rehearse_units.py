@@ -22,6 +22,7 @@ from aksray.rehearse.nodes import cluster_pools, node_object
 from aksray.rehearse.operators import framework_path_pattern, rig_kueue_config, rig_webhooks
 from aksray.rehearse.stack import REHEARSAL_ACCOUNT, read_stack_file, rehearsal_config
 from aksray.rehearse.toolchain import read_env_file
+from catalog.versions import KUBERAY_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_rig_versions_are_the_served_pins() -> None:
     pins = read_env_file(ROOT / "scripts" / "rig" / "versions.env")
     assert pins["KUEUE_VERSION"] == "v0.19.2"
-    assert pins["KUBERAY_VERSION"] == "v1.5.0"  # v1.7.0's source is refused by the proxy
+    # The rig runs the KubeRay the platform ships (the proxy serves v1.6.2's source).
+    assert pins["KUBERAY_VERSION"] == pins["KUBERAY_SHIPPED_VERSION"] == f"v{KUBERAY_VERSION}"
     assert pins["KUBERNETES_VERSION"].startswith("v1.34.")
     assert pins["KUBERNETES_STAGING_VERSION"] == "v0." + pins["KUBERNETES_VERSION"][3:]
 
@@ -305,3 +307,59 @@ def test_every_scenario_name_the_cli_offers_has_its_scenario() -> None:
     from aksray.rehearse.scenario_names import SCENARIO_NAMES
 
     assert tuple(SCENARIOS) == SCENARIO_NAMES
+
+
+def test_a_head_with_token_auth_takes_writes_only_with_its_token(dashboard: Any) -> None:
+    state, base, _ = dashboard
+    host = "qwen-lora-x-head-svc.team-a.svc.rehearse.invalid:8265"
+    job = {"submission_id": "qwen-lora-1-abc", "entrypoint": "python -m x"}
+    state.tokens[("team-a", "qwen-lora-x-head-svc")] = "s3cret"
+    assert call("POST", f"{base}/api/jobs/", host, job)[0] == 401
+    assert call("DELETE", f"{base}/api/jobs/qwen-lora-1-abc", host)[0] == 401
+    assert state.refused == 2
+    # Reads stay open, as on Ray's dashboard; KubeRay's header opens writes.
+    assert call("GET", f"{base}/api/jobs/qwen-lora-1-abc", host)[0] == 404
+    request = urllib.request.Request(
+        f"{base}/api/jobs/", data=json.dumps(job).encode(), method="POST",
+        headers={"Host": host, "x-ray-authorization": "Bearer s3cret"},
+    )  # fmt: skip
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.status == 200
+    # A head without token auth (another cluster) is unaffected.
+    other = host.replace("qwen-lora-x", "aurora-y")
+    assert call("POST", f"{base}/api/jobs/", other, {"submission_id": "aurora-1"})[0] == 200
+
+
+def test_the_token_secret_is_named_after_the_cluster_unless_it_names_one() -> None:
+    from aksray.rehearse.token import cluster_token_secret
+
+    def cluster(auth: Any) -> dict[str, Any]:
+        return {"metadata": {"name": "qwen-lora-x"}, "spec": {"authOptions": auth}}
+
+    assert cluster_token_secret(cluster({"mode": "token"})) == "qwen-lora-x"
+    assert cluster_token_secret(cluster({"mode": "token", "secretName": "mine"})) == "mine"
+    assert cluster_token_secret(cluster({"mode": "disabled"})) is None
+    assert cluster_token_secret({"metadata": {"name": "x"}, "spec": {}}) is None
+
+
+def test_the_rig_keeps_sampling_while_pulumi_up_waits() -> None:
+    """A `pulumi up` that awaits a RayJob (model-stage's waitFor) only ends if the rig keeps the
+    operator's hosts file current meanwhile: sampling goes on until the up returns."""
+    import time as clock
+
+    from aksray.rehearse.run import sample_while
+
+    class CountingObserver:
+        samples = 0
+
+        def sample(self) -> None:
+            self.samples += 1
+
+    observer = CountingObserver()
+
+    def up() -> float:
+        clock.sleep(0.45)
+        return 12.5
+
+    assert sample_while(observer, up, interval=0.1) == 12.5  # type: ignore[arg-type]
+    assert observer.samples >= 3

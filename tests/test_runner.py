@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,13 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import resource as pulumi_resource
 
 from aksray.mocks import is_placeholder
-from aksray.runner import PROJECT_ROOT, RecordingMonitor, run_program, stack_file
+from aksray.runner import (
+    PROJECT_ROOT,
+    RecordingMonitor,
+    _report_unless_out_of_memory,
+    run_program,
+    stack_file,
+)
 from aksray.stackfile import StackFileError, load_stack_config
 from tests.support.harness import STACKS, one, planned, stack_document, write_stack
 
@@ -60,9 +68,8 @@ def test_structured_values_reach_the_program_as_pulumi_passes_them(tmp_path: Pat
         )
     )
     config = load_stack_config(stack, project_file=PROJECT_ROOT / "Pulumi.yaml")
-    assert config.values["aks-ray-platform:cluster"] == (
-        '{"mode": "existing", "renderYamlTo": "out/x"}'
-    )
+    # Compact, keys sorted: Go's JSON, as the CLI passes a map.
+    assert config.values["aks-ray-platform:cluster"] == '{"mode":"existing","renderYamlTo":"out/x"}'
     assert config.values["aks-ray-platform:location"] == "westeurope"
     assert config.values["aks-ray-platform:huggingfaceToken"] == "[secret]"
     assert config.secret_keys == {"aks-ray-platform:huggingfaceToken"}
@@ -130,8 +137,8 @@ def _read(tmp_path: Path, text: str) -> dict[str, str]:
 
 
 def test_stack_files_are_read_as_the_pulumi_cli_reads_them(tmp_path: Path) -> None:
-    """YAML 1.2's core schema, as the Pulumi CLI: PyYAML's 1.1 defaults would plan a file that
-    `pulumi up` reads differently."""
+    """As the Pulumi CLI reads them (Go's YAML, mostly YAML 1.2's core schema): PyYAML's 1.1
+    defaults would plan a file that `pulumi up` reads differently."""
     values = _read(
         tmp_path,
         "config:\n  p:a: yes\n  p:b: 22:30\n  p:c: +10:00\n  p:d: 2026-12-01\n  p:e: 010\n"
@@ -142,7 +149,7 @@ def test_stack_files_are_read_as_the_pulumi_cli_reads_them(tmp_path: Path) -> No
         "p:b": "22:30",  # no base-60 numbers
         "p:c": "+10:00",
         "p:d": "2026-12-01 00:00:00 +0000 UTC",  # a date, as Go prints it
-        "p:e": "10",  # a leading zero is still decimal
+        "p:e": "8",  # a leading zero is octal to Go's YAML (tests/test_cli_reading.py)
         "p:f": "true",
         "p:g": "1.5",
     }
@@ -151,5 +158,21 @@ def test_stack_files_are_read_as_the_pulumi_cli_reads_them(tmp_path: Path) -> No
 def test_a_key_given_twice_is_refused(tmp_path: Path) -> None:
     with pytest.raises(StackFileError) as raised:
         _read(tmp_path, "config:\n  p:protect: false\n  p:protect: true\n")
-    assert "duplicate key 'p:protect'" in raised.value.message
-    assert "line 3" in raised.value.message
+    assert raised.value.message == (
+        "at line 3, column 3: the key 'p:protect' is given twice (first at line 2); keep one"
+    )
+
+
+def test_out_of_memory_the_pending_tasks_are_not_each_logged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        with caplog.at_level(logging.ERROR, logger="asyncio"):
+            for _ in range(1000):
+                _report_unless_out_of_memory(loop, {"message": "m", "exception": MemoryError()})
+            assert caplog.records == []
+            _report_unless_out_of_memory(loop, {"message": "other", "exception": ValueError()})
+            assert [record.getMessage() for record in caplog.records] == ["other"]
+    finally:
+        loop.close()

@@ -18,17 +18,6 @@ from pulumi.runtime import mocks as pulumi_mocks
 from pulumi.runtime import settings as runtime_settings
 from pulumi.runtime.stack import run_pulumi_func
 
-from aksray.admission import (
-    IN_CLUSTER_QUEUE,
-    IN_COHORT_RECLAIM_WHILE_BORROWING,
-    IN_COHORT_RECLAMATION,
-    Inadmissible,
-    Running,
-    assign_flavor,
-    assign_pod_sets,
-    cohort_borrowable,
-    preemption_reason,
-)
 from aksray.checks import run_checks
 from aksray.mocks import PlatformMocks
 from aksray.model import plan
@@ -37,17 +26,6 @@ from catalog.pools import GPU_TAINT, POOL_LABEL_KEY, SPOT_TAINT
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import parse_cpu_millis, parse_memory_bytes
 from manifests import ray_pods
-from manifests.capacity import (
-    MIB,
-    Amounts,
-    effective_limit,
-    effective_quota,
-    gpu_share,
-    kube_reserved_cpu_millis,
-    kube_reserved_memory_bytes,
-    node_allocatable,
-    pool_capacity,
-)
 from manifests.kai import kai_queues
 from manifests.kueue import (
     cluster_queue,
@@ -56,7 +34,25 @@ from manifests.kueue import (
     resource_flavors,
     workload_priority_classes,
 )
-from manifests.ray_pods import PodSet
+from scheduling import admission
+from scheduling.admission import (
+    IN_CLUSTER_QUEUE,
+    IN_COHORT_RECLAIM_WHILE_BORROWING,
+    IN_COHORT_RECLAMATION,
+    Inadmissible,
+    Running,
+)
+from scheduling.amounts import Amounts
+from scheduling.nodes import (
+    MIB,
+    gpu_share,
+    kube_reserved_cpu_millis,
+    kube_reserved_memory_bytes,
+    node_allocatable,
+    pool_capacity,
+)
+from scheduling.podsets import PodSet
+from scheduling.queues import effective_limit, effective_quota, read_cluster_queue
 from settings.model import Settings, TeamSettings
 from settings.parse import parse_settings
 from tests.support.harness import P, assert_rejected, mutated, one, planned
@@ -71,6 +67,33 @@ SCENARIOS = PROJECT_ROOT / "tests" / "stacks"
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2"
 KAI_QUEUE = "kubernetes:scheduling.run.ai/v2:Queue"
 STACKS = ("dev", "prod", "local")
+
+
+def _options(options: dict[str, Any]) -> dict[str, Any]:
+    """The model takes the flavors' node labels; these tests hold ResourceFlavor objects."""
+    flavors = options.pop("resource_flavors", None)
+    if flavors is not None:
+        options["flavor_labels"] = {n: f["spec"].get("nodeLabels", {}) for n, f in flavors.items()}
+    return options
+
+
+# The tests write ClusterQueue objects, as the builders do; the model reads them back through the
+# one reader the planner uses.
+def assign_flavor(requests: dict[str, int], queue: dict[str, Any], **options: Any) -> str | None:
+    return admission.assign_flavor(requests, read_cluster_queue(queue), **_options(options))
+
+
+def assign_pod_sets(sets: list[PodSet], queue: dict[str, Any], **options: Any) -> Any:
+    return admission.assign_pod_sets(sets, read_cluster_queue(queue), **_options(options))
+
+
+def cohort_borrowable(queues: list[dict[str, Any]], borrower: str, **options: Any) -> Any:
+    typed = [read_cluster_queue(q) for q in queues]
+    return admission.cohort_borrowable(typed, borrower, **options)
+
+
+def preemption_reason(queue: dict[str, Any], *args: Any, **options: Any) -> str | None:
+    return admission.preemption_reason(read_cluster_queue(queue), *args, **options)
 
 
 @functools.cache
@@ -122,20 +145,26 @@ def test_kube_reserved_memory_is_the_lesser_of_the_pod_formula_and_a_quarter() -
 
 
 def test_node_allocatable() -> None:
-    assert node_allocatable("Standard_NC24ads_A100_v4") == Amounts(
-        cpu_millis=24000 - 340, memory_bytes=(220 * 1024 - 5050 - 100) * MIB, gpu=1
+    assert node_allocatable("Standard_NC24ads_A100_v4") == Amounts.of(
+        cpu=24000 - 340, memory=(220 * 1024 - 5050 - 100) * MIB, gpu=1
     )
-    assert node_allocatable("Standard_D8ds_v6") == Amounts(7820, (32 * 1024 - 5150) * MIB, 0)
+    assert node_allocatable("Standard_D8ds_v6") == Amounts.of(
+        cpu=7820, memory=(32 * 1024 - 5150) * MIB, gpu=0
+    )
     # 4 GPUs per node: each GPU's share, in whole millicores and whole MiB.
-    assert gpu_share("Standard_NC96ads_A100_v4") == Amounts(23735, 223992 * MIB, 1)
+    assert gpu_share("Standard_NC96ads_A100_v4") == Amounts.of(
+        cpu=23735, memory=223992 * MIB, gpu=1
+    )
 
 
 def test_gpu_flavor_cpu_and_memory_default_to_the_gpu_share() -> None:
     settings = settings_of("dev")
     team = settings.scheduling.team("team-a")
     # a100: {gpu: 5} on Standard_NC24ads_A100_v4 (1 GPU per node)
-    assert effective_quota(team, "a100", settings) == Amounts(5 * 23660, 5 * 220130 * MIB, 5)
-    assert effective_quota(team, "cpu", settings) == Amounts(10000, 40 * GIB, 0)
+    assert effective_quota(team, "a100", settings) == Amounts.of(
+        cpu=5 * 23660, memory=5 * 220130 * MIB, gpu=5
+    )
+    assert effective_quota(team, "cpu", settings) == Amounts.of(cpu=10000, memory=40 * GIB, gpu=0)
 
 
 def test_limits_take_the_gpu_share_and_lending_never_exceeds_the_quota() -> None:
@@ -172,8 +201,12 @@ def test_unlimited_is_the_whole_pool() -> None:
     settings = settings_of("kai-demo")
     team = settings.scheduling.team("team-a")
     assert effective_quota(team, "gpu", settings) == pool_capacity(settings.cluster, "gpu")
-    assert pool_capacity(settings.cluster, "gpu") == Amounts(2 * 23660, 2 * 220130 * MIB, 2)
-    assert effective_quota(team, "cpu", settings) == Amounts(2 * 7820, 2 * 27618 * MIB, 0)
+    assert pool_capacity(settings.cluster, "gpu") == Amounts.of(
+        cpu=2 * 23660, memory=2 * 220130 * MIB, gpu=2
+    )
+    assert effective_quota(team, "cpu", settings) == Amounts.of(
+        cpu=2 * 7820, memory=2 * 27618 * MIB, gpu=0
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -711,8 +744,8 @@ def test_scheduling_settings_are_validated(
 
 def test_unlimited_parses_to_kais_minus_one() -> None:
     team: TeamSettings = settings_of("kai-demo").scheduling.team("team-a")
-    assert team.quota["gpu"].gpu == -1
-    assert (team.quota["cpu"].cpu_millis, team.quota["cpu"].memory_bytes) == (-1, -1)
+    assert team.quota["gpu"].amount(GPU) == -1
+    assert (team.quota["cpu"].amount("cpu"), team.quota["cpu"].amount("memory")) == (-1, -1)
 
 
 # --------------------------------------------------------------------------------------------

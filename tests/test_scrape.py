@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from aksray.runner import RunResult, run_program
@@ -23,9 +24,8 @@ from manifests.scrape import (
 )
 from tests.support.chart_values import chart_defaults
 from tests.support.harness import P, mutated, planned, write_stack
-from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
 
-CHARTS = REFERENCE / "charts"
 KINDS = ("PodMonitor", "ServiceMonitor")
 
 
@@ -52,7 +52,7 @@ def local_observed(tmp_path: Path) -> RunResult:
 
 
 def template(chart: str, path: str) -> str:
-    return (CHARTS / chart / path).read_text()
+    return (reference_chart(chart) / path).read_text()
 
 
 def helper(chart: str, name: str) -> str:
@@ -119,6 +119,7 @@ def test_no_stack_without_observability_creates_scrape_objects() -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.reference
 def test_kueue_target_is_the_charts_authenticated_metrics_service() -> None:
     scrape = scrape_objects(planned("prod"))["kueue"]
     assert scrape["spec"]["namespaceSelector"] == {"matchNames": [KUEUE.namespace]}
@@ -147,6 +148,7 @@ def test_kueue_target_is_the_charts_authenticated_metrics_service() -> None:
     assert served["path"] == "/metrics"
 
 
+@pytest.mark.reference
 def test_the_agent_may_read_kueues_metrics_and_nothing_else() -> None:
     role = template("kueue", "templates/rbac/metrics_reader_role.yaml")
     assert "name: '{{ include \"kueue.fullname\" . }}-metrics-reader'" in role
@@ -162,6 +164,7 @@ def test_the_agent_may_read_kueues_metrics_and_nothing_else() -> None:
     ]
 
 
+@pytest.mark.reference
 def test_kuberay_target_is_the_charts_operator_service() -> None:
     scrape = scrape_objects(planned("prod"))["kuberay-operator"]
     service = template("kuberay-operator", "templates/service.yaml")
@@ -180,6 +183,7 @@ def test_kuberay_target_is_the_charts_operator_service() -> None:
     assert (endpoint(scrape)["port"], endpoint(scrape)["path"]) == ("http", "/metrics")
 
 
+@pytest.mark.reference
 def test_dcgm_target_is_the_gpu_operators_exporter_and_keeps_each_gpus_pod() -> None:
     scrape = scrape_objects(planned("prod"))["dcgm-exporter"]
     # The chart deploys the exporter (its operator renders the DaemonSet: pods

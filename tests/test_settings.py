@@ -332,9 +332,9 @@ def test_unknown_vm_size_lists_the_known_sizes(tmp_path: Path) -> None:
         "Standard_ND96isr_H100_v5",
         "Standard_NC4as_T4_v3",
         "Standard_NV36ads_A10_v5",
-        "Standard_NC6s_v3",
     ):
         assert size in run.stderr
+    assert "Standard_NC6s_v3" not in run.stderr  # retired: never offered as a choice
 
 
 def test_valid_stacks_parse_to_the_documented_model() -> None:
@@ -350,9 +350,10 @@ def test_valid_stacks_parse_to_the_documented_model() -> None:
     )
     team = settings.scheduling.team("team-a")
     assert team.namespace == "team-a" and team.local_queue == "team-a"
-    assert team.quota["a100"].gpu == 5 and team.quota["a100"].cpu_millis is None
-    assert team.quota["cpu"].cpu_millis == 10000
-    assert team.quota["cpu"].memory_bytes == 40 * 1024**3
+    assert team.quota["a100"].amount("nvidia.com/gpu") == 5
+    assert team.quota["a100"].amount("cpu") is None
+    assert team.quota["cpu"].amount("cpu") == 10000
+    assert team.quota["cpu"].amount("memory") == 40 * 1024**3
     # The endpoint ships off in dev (it would hold a GPU node while up); the jobs are staged.
     assert {w.name for w in settings.enabled_workloads} == {
         "aurora-finetune",
@@ -507,3 +508,14 @@ def test_kai_actions_are_kais_own_and_only_for_an_existing_kai(
 def test_kai_actions_as_declared() -> None:
     assert planned("local").settings.operators.kai_actions == ("allocate",)
     assert planned("dev").settings.operators.kai_actions is None  # the stack installs KAI
+
+
+def test_a_key_set_without_path_says_to_use_path() -> None:
+    with pytest.raises(SettingsError) as caught:
+        parse_settings({"cluster.gpuPools[0].maxCount": 4}, stack="dev")
+    assert [str(p) for p in caught.value.problems] == [
+        "cluster.gpuPools[0].maxCount: is one key whose name holds the path, not a setting "
+        "inside `cluster`: `pulumi config set` stores that when `--path` is left out. Run "
+        "`pulumi config rm 'cluster.gpuPools[0].maxCount'` and `pulumi config set --path "
+        "'cluster.gpuPools[0].maxCount' <value>`"
+    ]

@@ -110,6 +110,7 @@ def test_dev_workloads() -> None:
         "vmSize": "Standard_D8ds_v6",
         "podsPerNode": {"cpu": 3},  # 7820m / 2000m and 27618Mi / 8Gi
         "fitsNode": True,
+        "gpusUsedPerNode": None,
     }
 
     def gpu(count: int, cpu: str, memory: str) -> dict[str, Any]:
@@ -123,6 +124,7 @@ def test_dev_workloads() -> None:
             "vmSize": "Standard_NC24ads_A100_v4",
             "podsPerNode": {"a100": 1},
             "fitsNode": True,
+            "gpusUsedPerNode": {"used": 1, "of": 1},
         }
 
     def workload(name: str, kind: str, priority: str, value: int, workers: int) -> dict[str, Any]:
@@ -142,7 +144,7 @@ def test_dev_workloads() -> None:
             "admissible": True,
             "podSets": [
                 head,
-                gpu(workers, "12", "96Gi") if name == "qwen-lora" else gpu(1, "8", "64Gi"),
+                gpu(workers, "11", "96Gi") if name == "qwen-lora" else gpu(1, "8", "64Gi"),
             ],
         }
 
@@ -176,7 +178,7 @@ def test_summary_text_shows_the_same_numbers() -> None:
         "  team-a    research  unlimited  unlimited\n"
     ) in text
     assert "qwen-lora        staged  team-a  RayJob  train 50  5 / 4\n" in text
-    assert "gpu      4     gpu 1, cpu 12, memory 96Gi  a100    yes (1 per node)\n" in text
+    assert "gpu      4     gpu 1, cpu 11, memory 96Gi  a100    yes (1 per node), 1/1 GPUs\n" in text
 
 
 # What a terminal shows without wrapping: the workloads, their pod sets and the critical path

@@ -6,10 +6,12 @@ reads specs; it never imports payload code, which runs only inside Ray.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Final, Literal
 
 WorkloadKind = Literal["RayJob", "RayService"]
+# Field metadata: a fact about the workload that only the planner reads.
+PLANNER_ONLY: Final = "planner_only"
 
 
 @dataclass(frozen=True)
@@ -23,12 +25,18 @@ class PodShape:
 
 @dataclass(frozen=True)
 class WorkerGroup:
+    """A group of Ray workers. For a GPU group, `pod`'s cpu and memory are the payload's
+    MINIMUM per GPU (`minimum_why` says why): the platform sizes each pod from it and from the
+    pool it runs on (scheduling/workers.py), never below it, never above a GPU's share of a node.
+    """
+
     name: str
     replicas: int  # the gang Kueue admits first (minReplicas); a fixed group never changes
     pod: PodShape
     # Elastic groups only: the Ray autoscaler may grow the group up to this many pods, each
     # step admitted by Kueue as a workload slice. None: fixed (maxReplicas == replicas).
     max_replicas: int | None = None
+    minimum_why: str = ""
 
 
 @dataclass(frozen=True)
@@ -59,6 +67,21 @@ class WorkloadSpec:
     # cluster's GPUs are held outside any quota: keep it short (outputs and metrics go to Blob).
     # The RayJob object itself stays: it is a stack resource.
     ttl_seconds_after_finished: int = 60
+    # GPU memory (GB, as Azure quotes a GPU's memory) one GPU worker needs to hold the model and
+    # run; the planner refuses a pool whose GPUs have less (aksray/checks/fit.py). 0: no GPU.
+    # What the planner checks, not what runs: outside the run digest (`run_fields`).
+    gpu_memory_gb: int = field(default=0, metadata={PLANNER_ONLY: True})
+
+    def run_fields(self) -> dict[str, Any]:
+        """The spec as a run depends on it: every field but those only the planner reads, so
+        that a new planner fact never turns a finished job into a new run."""
+        planner_only = {f.name for f in fields(self) if f.metadata.get(PLANNER_ONLY)}
+        return {k: v for k, v in asdict(self).items() if k not in planner_only}
+
+    @property
+    def gpu_group(self) -> WorkerGroup | None:
+        """The GPU worker group, if the payload has one."""
+        return next((group for group in self.workers if group.pod.gpus), None)
 
     def containers_for(self, *, lora_adapter: bool, blob_model: bool = False) -> tuple[str, ...]:
         """Every Blob container the payload touches with these settings."""

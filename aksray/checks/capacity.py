@@ -6,25 +6,35 @@ import math
 
 from aksray.checks.findings import Findings, amount, amounts, listed, node_amounts, pod_words
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
-from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS
-from manifests.capacity import effective_quota, node_allocatable, pool_capacity
+from catalog.quantities import RESOURCE_KEYS, UNLIMITED
+from scheduling.amounts import READING_ORDER
+from scheduling.nodes import node_allocatable, pool_capacity
+from scheduling.queues import effective_quota
+from settings.model import Settings
 
 
 def check_pool_capacity(plan: Plan, out: Findings) -> None:
     """Σ team nominal quotas of each flavor against its pool at maximum size."""
-    settings = plan.settings
+    check_quotas_fit_pools(plan.settings, out)
+
+
+def check_quotas_fit_pools(settings: Settings, out: Findings) -> None:
+    """`check_pool_capacity` on the settings alone: `aksray plan` runs it before the program
+    too, so a stack of thousands of teams that can never fit stops before it is built."""
     cluster = settings.cluster
     for flavor in cluster.flavors:
         teams = [team for team in settings.scheduling.teams if flavor in team.quota]
         if not teams:
             continue
+        # The core's effective quota: what the program records in each ClusterQueue (held
+        # equal by tests/test_scheduling_core.py), computed here before the program runs.
         quotas = {team.name: effective_quota(team, flavor, settings) for team in teams}
         capacity = pool_capacity(cluster, flavor)
         vm_size = cluster.pool(flavor).vm_size
         node = node_allocatable(vm_size)
         over: list[str] = []
         nodes_needed = 0
-        for resource in (GPU_RESOURCE, "cpu", "memory"):
+        for resource in READING_ORDER:
             total = sum(q.get(resource) for q in quotas.values())
             if total <= capacity.get(resource):
                 continue
@@ -42,25 +52,46 @@ def check_pool_capacity(plan: Plan, out: Findings) -> None:
         if not over:
             continue
         max_count = cluster.pool(flavor).max_count
-        path = f"{cluster.pool_path(flavor)}.maxCount"
         what = (
             f"the team quotas of flavor {flavor} add up to more than pool {flavor} holds at "
             f"maxCount {max_count} (x {vm_size}, {amounts(node_amounts(node))} allocatable per "
             f"node): {'; '.join(over)}"
         )
-        if settings.scheduling.allow_overcommit:
-            out.warning(
-                path,
-                f"{what}; allowed by scheduling.allowOvercommit: Kueue admits on quota, so jobs "
-                "it admits may stay Pending while the pool is full",
-            )
-        else:
-            out.error(
-                path,
-                f"{what}; Kueue admits on quota, not on nodes, so admitted jobs would stay "
-                f"Pending: raise maxCount to {nodes_needed}, lower the teams' quota.{flavor}, or "
-                "set scheduling.allowOvercommit: true",
-            )
+        _report_overcommit(settings, out, flavor, what=what, nodes_needed=nodes_needed)
+
+
+def _report_overcommit(
+    settings: Settings, out: Findings, flavor: str, *, what: str, nodes_needed: int
+) -> None:
+    path = f"{settings.cluster.pool_path(flavor)}.maxCount"
+    teams = [team for team in settings.scheduling.teams if flavor in team.quota]
+    unlimited = [
+        f"{settings.scheduling.team_path(team.name)}.quota.{flavor}"
+        for team in teams
+        if UNLIMITED in team.quota[flavor].given.values()
+    ]
+    if settings.scheduling.allow_overcommit:
+        out.warning(
+            path,
+            f"{what}; allowed by scheduling.allowOvercommit: Kueue admits on quota, so jobs "
+            "it admits may stay Pending while the pool is full",
+        )
+    elif unlimited:
+        # An unlimited quota is the whole pool at any size: no maxCount fixes a sum that holds
+        # it and anything more.
+        out.error(
+            unlimited[-1],
+            f"{what}; an unlimited quota is the whole pool at any maxCount, so raising maxCount "
+            f"never fixes this: give {listed(unlimited)} a number instead of unlimited, lower "
+            "the other teams' quota, or set scheduling.allowOvercommit: true",
+        )
+    else:
+        out.error(
+            path,
+            f"{what}; Kueue admits on quota, not on nodes, so admitted jobs would stay "
+            f"Pending: raise maxCount to {nodes_needed}, lower the teams' quota.{flavor}, or "
+            "set scheduling.allowOvercommit: true",
+        )
 
 
 def check_node_fit(plan: Plan, out: Findings) -> None:
@@ -132,7 +163,7 @@ def _nodes_for(workload: WorkloadPlan, flavor: str, vm_size: str) -> int:
     by_shape = max(math.ceil(p.pod_set.count / p.pods_per_node[flavor]) for p in on_flavor)
     by_resource = [
         math.ceil(sum(p.pod_set.total.get(resource, 0) for p in on_flavor) / node.get(resource))
-        for resource in (GPU_RESOURCE, "cpu", "memory")
+        for resource in READING_ORDER
         if node.get(resource)
     ]
     return max(by_shape, *by_resource)

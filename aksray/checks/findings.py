@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
 from aksray.model import PodSetPlan
 from catalog.pools import CPU_POOL_NAME
-from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCES, UNLIMITED, format_memory
-from manifests.capacity import Amounts
+from catalog.quantities import RESOURCE_KEYS
+from scheduling.amounts import Amounts, describe_amount, describe_amounts
 from settings.errors import Problem
 from settings.model import Settings, TeamSettings
 
@@ -34,22 +33,9 @@ class Findings:
         }
 
 
-def amount(resource: str, value: int) -> str:
-    """An amount as a person reads it: `4 GPUs`, `12 CPU`, `96Gi`."""
-    if value == UNLIMITED:
-        return "unlimited"
-    if resource == GPU_RESOURCE:
-        return f"{value} GPU" if value == 1 else f"{value} GPUs"
-    if resource == "cpu":
-        return f"{value / 1000:g} CPU"
-    text = format_memory(value)
-    return text if text.endswith(("Gi", "Ti", "Pi", "Ei")) else f"{value / 1024**3:.1f}Gi"
-
-
-def amounts(values: Mapping[str, int]) -> str:
-    """GPUs, CPU and memory, in that order, leaving out what is zero."""
-    order = (GPU_RESOURCE, "cpu", "memory")
-    return ", ".join(amount(r, values[r]) for r in order if values.get(r))
+# The core's one formatter, under the names the checks use.
+amount = describe_amount
+amounts = describe_amounts
 
 
 def listed(items: list[str]) -> str:
@@ -72,7 +58,7 @@ def gpu_flavor(team: TeamSettings, settings: Settings) -> str | None:
 
 
 def node_amounts(node: Amounts) -> dict[str, int]:
-    return {r: node.get(r) for r in RESOURCES}
+    return dict(node)
 
 
 def pod_words(pod_set: PodSetPlan) -> tuple[str, str]:

@@ -3,11 +3,13 @@ elastic workload's minimum is that gang, and its maximum should fit too."""
 
 from __future__ import annotations
 
-from aksray.admission import labels_allow
 from aksray.checks.findings import Findings, amount, gpu_flavor, pod_words, quota_path
 from aksray.model import Plan, PodSetPlan, WorkloadPlan
-from aksray.objects import flavor_entries, nominal_quota
+from catalog.pools import CPU_POOL_NAME
 from catalog.quantities import GPU_RESOURCE
+from scheduling.admission import labels_allow
+from scheduling.amounts import READING_ORDER
+from scheduling.workers import fits_share, per_gpu
 from settings.model import workload_path
 from settings.workloads import SCALE_KEYS
 
@@ -15,8 +17,8 @@ from settings.workloads import SCALE_KEYS
 def check_gang_admission(plan: Plan, out: Findings) -> None:
     """A gang that no flavor of its team's ClusterQueue can ever hold, even borrowing."""
     for workload in plan.workloads:
-        if workload.inadmissible is None:
-            continue
+        if workload.inadmissible is None or oversized_workers(plan, workload):
+            continue  # oversized workers: check_gpu_share names the key that fixes it
         failing = next(
             p for p in workload.pod_sets if p.pod_set.name == workload.inadmissible.pod_set
         )
@@ -29,13 +31,11 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
     resource no flavor holds enough of, or no flavor with all of them at once."""
     settings = plan.settings
     team = workload.team
-    queue = plan.registered.cluster_queues[team.name]
+    queue = plan.registered.queues[team.name]
     flavors = [
-        str(f["name"])
-        for f in flavor_entries(queue)
-        if labels_allow(
-            str(f["name"]), failing.pod_set.node_selector, plan.registered.resource_flavors
-        )
+        f.name
+        for f in queue.flavors
+        if labels_allow(f.name, failing.pod_set.node_selector, plan.registered.flavor_labels)
     ]
     pods, need_verb = pod_words(failing)
     select_verb, fit_verb = ("selects", "fits") if need_verb == "needs" else ("select", "fit")
@@ -47,7 +47,7 @@ def _why_inadmissible(plan: Plan, workload: WorkloadPlan, failing: PodSetPlan) -
             f"{head} {select_verb} the nodes {selector}, but team {team.name}'s ClusterQueue "
             "has no flavor of those nodes: add that pool's flavor to the team's quota",
         )
-    for resource in (GPU_RESOURCE, "cpu", "memory"):
+    for resource in READING_ORDER:
         found = _short_resource(plan, workload, failing, flavors, resource)
         if found is not None:
             path, detail = found
@@ -69,12 +69,16 @@ def _short_resource(
     wanted = failing.pod_set.total.get(resource, 0)
     if not wanted:
         return None
+    if failing.pod_set.gpus:
+        # GPU workers only ever get a flavor with GPUs: the cpu flavor's memory is no offer.
+        with_gpus = [f for f in flavors if workload.headroom.get((f, GPU_RESOURCE), 0) > 0]
+        flavors = with_gpus or flavors
     offers = {f: workload.headroom.get((f, resource), 0) for f in flavors}
     best_flavor = max(offers, key=lambda f: offers[f])
     best = offers[best_flavor]
     if wanted <= best:
         return None
-    nominal = nominal_quota(plan.registered.cluster_queues[team.name], best_flavor, resource)
+    nominal = plan.registered.queues[team.name].nominal(best_flavor)[resource]
     detail = (
         f"{amount(resource, wanted)} at once, but team {team.name}'s ClusterQueue "
         f"gives at most {amount(resource, best)} in any flavor they may use "
@@ -84,21 +88,38 @@ def _short_resource(
     )
     per_pod = failing.pod_set.requests.get(resource, 0)
     fitting = best // per_pod if per_pod else 0
-    if (
-        resource == GPU_RESOURCE
-        and "workers" in workload.spec.options
-        and failing.pod_set.name != "head"
-        and fitting >= 1
-    ):
+    count_key = _count_key(workload)
+    if failing.pod_set.gpus and count_key is not None and fitting >= 1:
         return (
-            f"{workload_path(workload.spec.name)}.workers",
-            f"{detail}: lower workers to {fitting} or raise "
+            f"{workload_path(workload.spec.name)}.{count_key}",
+            f"{detail}: lower {count_key} to {fitting} or raise "
             f"{quota_path(settings, team, best_flavor, resource)}",
         )
     flavor = best_flavor if resource != GPU_RESOURCE else gpu_flavor(team, settings)
     return (
         quota_path(settings, team, flavor, resource),
         f"{detail}: raise the team's quota (or its borrowingLimit and its cohort's lendable quota)",
+    )
+
+
+def _count_key(workload: WorkloadPlan) -> str | None:
+    """The key that sets how many GPU workers the gang has: `workers`, or the minimum of an
+    elastic payload (`minWorkers` / `minReplicas`)."""
+    if "workers" in workload.spec.options:
+        return "workers"
+    return next((low for low, _ in SCALE_KEYS if low in workload.spec.options), None)
+
+
+def oversized_workers(plan: Plan, workload: WorkloadPlan) -> bool:
+    """Its GPU workers ask more per GPU than a GPU's share of every GPU pool of its team."""
+    if workload.spec.gpu_group is None:
+        return False
+    asked = per_gpu(workload.spec, workload.workload)
+    pools = [f.name for f in plan.registered.queues[workload.team.name].flavors]
+    gpu_pools = [f for f in pools if f != CPU_POOL_NAME]
+    cluster = plan.settings.cluster
+    return bool(gpu_pools) and not any(
+        fits_share(asked, cluster.pool(f).vm_size) for f in gpu_pools
     )
 
 

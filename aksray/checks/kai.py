@@ -15,9 +15,8 @@ from typing import Any
 from aksray.checks.findings import Findings, listed
 from aksray.model import Plan
 from aksray.objects import kai_amount, parent_queue
-from catalog.kai import EVICTING_ACTIONS, KAI_ACTIONS, PLACING_ACTION
+from catalog.kai import EVICTING_ACTIONS, KAI_ACTIONS, KAI_RESOURCES, PLACING_ACTION
 from catalog.quantities import UNLIMITED
-from manifests.kai import KAI_RESOURCES
 from settings.defaults import DEFAULT_OVER_QUOTA_WEIGHT
 
 _TURN_OFF = ", ".join(f"scheduler.actions.{name}.enabled: false" for name in EVICTING_ACTIONS)

@@ -18,8 +18,7 @@ from aksray.checks.findings import Findings
 from aksray.multikueue_plan import WorkerPlan, dispatched_workloads, multikueue_of
 from catalog.azure import MAX_FEDERATED_CREDENTIALS_PER_IDENTITY
 from manifests.identity import team_service_accounts
-from manifests.multikueue import team_workers
-from manifests.multikueue_split import manager_settings, worker_settings
+from scheduling.multikueue import manager_settings, team_workers, worker_settings
 from settings.errors import Problem
 from settings.model import Settings, workload_path
 

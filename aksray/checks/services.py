@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from aksray.admission import Running, cohort_borrowable, preemption_reason
 from aksray.checks.findings import Findings, listed
 from aksray.model import Plan, WorkloadPlan
-from aksray.objects import borrowing_limit
 from catalog.pools import CPU_POOL_NAME
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import RESOURCE_KEYS, RESOURCES
+from scheduling.admission import Running, cohort_borrowable, preemption_reason
+from scheduling.queues import TeamQueue
 from settings.model import workload_path
 
 
@@ -27,35 +27,12 @@ def check_services_never_evicted(plan: Plan, out: Findings) -> None:
         _check_no_borrowing(plan, service, out)
 
 
-def check_elastic_endpoint(plan: Plan, out: Findings) -> None:
-    """An elastic RayService never started in the rehearsal on the real controllers.
-
-    With `kueue.x-k8s.io/elastic-job` Kueue admits the RayService's first workload slice only
-    after a conflict and a retry, and by then KubeRay has created its RayCluster from the still
-    suspended spec; KubeRay reads `rayClusterConfig.suspend` only when it creates the cluster,
-    so the admitted endpoint holds its quota with no pod (rehearsal, Kueue v0.19.2 and KubeRay
-    v1.5.0: the RayCluster stays `suspended`, KubeRay logs `found 0 head`)."""
-    for service in (w for w in plan.workloads if w.spec.kind == "RayService"):
-        settings = service.workload
-        if not settings.elastic:
-            continue
-        out.warning(
-            f"{workload_path(settings.name)}.maxReplicas",
-            f"{settings.name} is elastic (minReplicas {settings.min_workers}, maxReplicas "
-            f"{settings.max_workers}): in the rehearsal on the real Kueue and KubeRay an "
-            "elastic endpoint was admitted but its Ray cluster never left `suspended` (KubeRay "
-            "reads the suspend flag only when it creates the cluster), holding its quota with "
-            "no pod; set maxReplicas to minReplicas unless `aksray rehearse --scenario "
-            "endpoint-scales` passes on your cluster",
-        )
-
-
 def _check_not_outranked(plan: Plan, service: WorkloadPlan, out: Findings) -> None:
     """Nothing of the endpoint's team may preempt it (its ClusterQueue's withinClusterQueue)."""
-    queue = plan.registered.cluster_queues[service.team.name]
+    queue = plan.registered.queues[service.team.name]
     running = Running(
         cluster_queue=service.team.name,
-        cohort=queue["spec"].get("cohortName"),
+        cohort=queue.cohort,
         priority=PRIORITY_CLASSES[service.workload.priority],
     )
     outranking = [
@@ -81,17 +58,17 @@ def _check_not_outranked(plan: Plan, service: WorkloadPlan, out: Findings) -> No
 def _check_no_borrowing(plan: Plan, service: WorkloadPlan, out: Findings) -> None:
     """The endpoint may never run on borrowed quota: only borrowed quota is reclaimed."""
     settings = plan.settings
-    queue = plan.registered.cluster_queues.get(service.team.name)
+    queue = plan.registered.queues.get(service.team.name)
     if queue is None:
         return
-    lendable = cohort_borrowable(list(plan.registered.cluster_queues.values()), service.team.name)
+    lendable = cohort_borrowable(list(plan.registered.queues.values()), service.team.name)
     flavors = {f for p in service.pod_sets for f in p.may_use}
     for flavor in sorted(flavors, key=settings.cluster.flavors.index):
         borrowable = [
             RESOURCE_KEYS[resource]
             for resource in RESOURCES
             if lendable.get((flavor, resource), 0) > 0
-            and borrowing_limit(queue, flavor, resource) != 0
+            and _borrowing_limit(queue, flavor, resource) != 0
         ]
         if not borrowable:
             continue
@@ -104,3 +81,9 @@ def _check_no_borrowing(plan: Plan, service: WorkloadPlan, out: Findings) -> Non
             "is reclaimed and a reclaimed RayService keeps its GPUs (KubeRay 1.7 ignores "
             f"Kueue's suspend of a running RayService): set it to {{{zero}}}",
         )
+
+
+def _borrowing_limit(queue: TeamQueue, flavor: str, resource: str) -> int | None:
+    found = queue.flavor(flavor)
+    quota = found.quota(resource) if found is not None else None
+    return None if quota is None else quota.borrowing_limit

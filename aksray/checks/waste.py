@@ -6,9 +6,8 @@ from collections import defaultdict
 
 from aksray.checks.findings import Findings, amount, amounts, node_amounts
 from aksray.model import Plan, WorkloadPlan
-from catalog.quantities import GPU_RESOURCE, RESOURCES
+from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
-from manifests.capacity import effective_quota
 
 
 def check_idle_gpus(plan: Plan, out: Findings) -> None:
@@ -33,10 +32,9 @@ def check_unused_quota(plan: Plan, out: Findings) -> None:
     for workload in plan.workloads:
         by_team[workload.team.name].append(workload)
     for team in settings.scheduling.teams:
+        queue = plan.registered.queues[team.name]
         held = {
-            flavor: quota
-            for flavor in team.quota
-            if any((quota := effective_quota(team, flavor, settings)).get(r) for r in RESOURCES)
+            flavor: quota for flavor in team.quota if (quota := queue.nominal(flavor)).nonzero()
         }
         if not held:
             continue

@@ -7,6 +7,7 @@ import json
 import os
 import signal
 import sys
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -48,7 +49,27 @@ def add_parser(
         metavar="FILE",
         help="use a cluster that already runs Kueue, KubeRay and kwok instead of starting a rig",
     )
+    rehearse.add_argument(
+        "--scheduler",
+        default="kai-scheduler",
+        choices=["kai-scheduler", "kube-scheduler"],
+        help="what places the Ray pods on the rig (default: kai-scheduler, as the platform "
+        "ships; kube-scheduler binds them one by one, without gangs, to compare)",
+    )
     rehearse.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def progress_printer() -> Callable[[str], None]:
+    """One line per step on stderr while it runs, with the time since the start, on a terminal;
+    nothing otherwise (a pipe or CI gets the report alone)."""
+    if not sys.stderr.isatty():
+        return lambda _line: None
+    t0 = time.monotonic()
+
+    def show(line: str) -> None:
+        print(f"[{time.monotonic() - t0:6.1f}s] {line}", file=sys.stderr, flush=True)
+
+    return show
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
@@ -66,13 +87,24 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     scenarios = list(ALL_SCENARIOS) if args.scenario == ALL else [args.scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
-        results = rehearse(config_file, name, scenarios, args.kubeconfig)
+        results = rehearse(
+            config_file,
+            name,
+            scenarios,
+            args.kubeconfig,
+            scheduler=args.scheduler,
+            progress=progress_printer(),
+        )
     except InvalidConfigError as invalid:
         for line in invalid.lines:
             print(line, file=sys.stderr)
         return EXIT_BROKEN
     except ToolchainMissingError as missing:
-        print(f"error: {missing}", file=sys.stderr)
+        lines = str(missing).splitlines()
+        print(f"error: `aksray rehearse` needs {len(lines)} thing(s) it does not have; nothing "
+              "was started:", file=sys.stderr)  # fmt: skip
+        for line in lines:
+            print(f"  - {line}", file=sys.stderr)
         return EXIT_USAGE
     except RigError as broken:
         print(f"error: the rig failed: {broken}", file=sys.stderr)

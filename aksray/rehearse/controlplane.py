@@ -122,6 +122,7 @@ class ControlPlane:
     dashboard_address: str
     node_address: str
     timings: dict[str, float] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # what the report says about the rig
 
     def stop(self) -> list[str]:
         return self.supervisor.stop_all()

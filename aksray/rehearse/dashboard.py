@@ -8,7 +8,8 @@ was called.
 
 A submitted job is PENDING, then RUNNING for the time the scenario gives its workload, then
 SUCCEEDED (or FAILED, when the scenario says so); a stop request ends it STOPPED. Serve
-applications report RUNNING with every deployment HEALTHY as soon as they are deployed.
+applications report RUNNING with every deployment HEALTHY as soon as they are deployed. A head
+whose Ray cluster has token auth takes writes only with its token (aksray/rehearse/token.py).
 """
 
 from __future__ import annotations
@@ -77,6 +78,18 @@ class DashboardState:
     jobs: dict[tuple[str, str], SubmittedJob] = field(default_factory=dict)
     serve: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # (namespace, head service) -> the token its writes need (aksray/rehearse/token.py).
+    tokens: dict[tuple[str, str], str] = field(default_factory=dict)
+    refused: int = 0  # writes refused for want of the token
+
+    def authorized(self, head: tuple[str, str], header: str | None) -> bool:
+        """A write to `head` carries its token, where it has one (`Bearer <token>`)."""
+        with self.lock:
+            token = self.tokens.get(head)
+            if token is None or header == f"Bearer {token}":
+                return True
+            self.refused += 1
+            return False
 
     def submitted_jobs(self) -> list[SubmittedJob]:
         with self.lock:
@@ -129,6 +142,14 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
         def _head(self) -> tuple[str, str]:
             return head_from_host(self.headers.get("Host", ""))
 
+        def _refused(self) -> bool:
+            """A write without the head's token gets 401, as from Ray's dashboard."""
+            header = self.headers.get("x-ray-authorization") or self.headers.get("Authorization")
+            if state.authorized(self._head(), header):
+                return False
+            self._reply(401, {"detail": "missing or wrong token"})
+            return True
+
         def do_GET(self) -> None:
             namespace, service = self._head()
             path = self.path.split("?", 1)[0]
@@ -155,6 +176,8 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
                 self._reply(200, {"status": "ok"})  # health and version probes
 
         def do_POST(self) -> None:
+            if self._refused():
+                return
             namespace, _ = self._head()
             path = self.path.split("?", 1)[0]
             if path.rstrip("/") == "/api/jobs":
@@ -185,6 +208,8 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
                 self._reply(404, {"detail": "unknown"})
 
         def do_PUT(self) -> None:
+            if self._refused():
+                return
             if self.path.startswith("/api/serve/applications"):
                 config = self._body()
                 with state.lock:
@@ -194,6 +219,8 @@ def make_handler(state: DashboardState) -> type[BaseHTTPRequestHandler]:
                 self._reply(404, {"detail": "unknown"})
 
         def do_DELETE(self) -> None:
+            if self._refused():
+                return
             namespace, _ = self._head()
             job_id = self.path.split("?", 1)[0][len("/api/jobs/") :].strip("/")
             with state.lock:

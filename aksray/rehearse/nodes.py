@@ -3,7 +3,7 @@
 One Node per pool node up to the pool's maximum size (a pool scales there at most): the labels
 AKS puts on its nodes (agent pool, mode, instance type, spot priority) and the GPU Operator's
 (GPU present, product, count), the taints of the pool (`manifests/pools.py`), and the
-allocatable of the AKS reservation formula (`manifests/capacity.py`). kwok keeps the status it
+allocatable of the AKS reservation formula (`scheduling/nodes.py`). kwok keeps the status it
 is created with, so the rig checks the catalog and the formula too.
 """
 
@@ -22,7 +22,7 @@ from catalog.pools import (
 )
 from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
-from manifests.capacity import MAX_PODS_PER_NODE, node_allocatable
+from scheduling.nodes import MAX_PODS_PER_NODE, node_allocatable
 
 if TYPE_CHECKING:
     from settings.model import ClusterSettings
@@ -93,8 +93,8 @@ def node_object(pool: PoolNodes, index: int, rehearsal: str) -> dict[str, Any]:
         "ephemeral-storage": "256Gi",
     }
     alloc = {
-        "cpu": f"{allocatable.cpu_millis}m",
-        "memory": f"{allocatable.memory_bytes // MIB}Mi",
+        "cpu": f"{allocatable['cpu']}m",
+        "memory": f"{allocatable['memory'] // MIB}Mi",
         "pods": str(MAX_PODS_PER_NODE),
         "ephemeral-storage": "256Gi",
     }

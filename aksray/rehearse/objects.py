@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from catalog.pools import POOL_LABEL_KEY
-from catalog.quantities import parse_cpu_millis, parse_memory_bytes
+from catalog.quantities import RESOURCE_KINDS
 from manifests.ray_pods import WORKLOAD_LABEL
 
 RAY_OWNER_KINDS: Final = ("RayJob", "RayService")
@@ -34,12 +34,9 @@ def owner(obj: Mapping[str, Any], kinds: Iterable[str] = RAY_OWNER_KINDS) -> tup
 
 
 def amount(resource: str, value: object) -> int:
-    """cpu -> millicores, memory -> bytes, anything else -> whole units."""
-    if resource == "cpu":
-        return parse_cpu_millis(value)
-    if resource == "memory":
-        return parse_memory_bytes(value)
-    return int(str(value))
+    """A quantity in the resource table's canonical units (whole units for other resources)."""
+    kind = RESOURCE_KINDS.get(resource)
+    return kind.parse(value) if kind is not None else int(str(value))
 
 
 @dataclass(frozen=True)
@@ -110,33 +107,6 @@ def flavor_pools(flavors: Iterable[Mapping[str, Any]]) -> dict[str, str]:
 
 def workload_label(obj: Mapping[str, Any]) -> str:
     return str((obj["metadata"].get("labels") or {}).get(WORKLOAD_LABEL, obj["metadata"]["name"]))
-
-
-@dataclass(frozen=True)
-class QuotaLimit:
-    """A ClusterQueue's nominal quota and borrowing limit per (flavor, resource)."""
-
-    cohort: str
-    nominal: dict[tuple[str, str], int]
-    borrowing: dict[tuple[str, str], int | None]
-    lending: dict[tuple[str, str], int | None]
-
-
-def quota_limits(cluster_queue: Mapping[str, Any]) -> QuotaLimit:
-    spec = cluster_queue.get("spec", {})
-    nominal: dict[tuple[str, str], int] = {}
-    borrowing: dict[tuple[str, str], int | None] = {}
-    lending: dict[tuple[str, str], int | None] = {}
-    for group in spec.get("resourceGroups") or []:
-        for flavor in group.get("flavors") or []:
-            for res in flavor.get("resources") or []:
-                key = (flavor["name"], res["name"])
-                nominal[key] = amount(res["name"], res.get("nominalQuota", 0))
-                borrow = res.get("borrowingLimit")
-                lend = res.get("lendingLimit")
-                borrowing[key] = None if borrow is None else amount(res["name"], borrow)
-                lending[key] = None if lend is None else amount(res["name"], lend)
-    return QuotaLimit(spec.get("cohortName", ""), nominal, borrowing, lending)
 
 
 def _standing(workload: Mapping[str, Any]) -> int:

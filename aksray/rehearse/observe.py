@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aksray.rehearse import objects as o
+from aksray.rehearse.gang import GANG_INVARIANT, GangWatch
 from aksray.rehearse.kube import Kube
+from scheduling.queues import ResourceQuota, read_cluster_queue
 
 # A bound pod of a workload Kueue no longer admits is tolerated this long: KubeRay deletes the
 # Ray cluster on suspension and the garbage collector then deletes its pods, which takes a few
@@ -34,6 +36,7 @@ INVARIANTS: Final = (
     "endpoint-never-evicted",
     "evictions-explained",
     "destroy-leaves-nothing",
+    GANG_INVARIANT,
 )
 
 
@@ -99,16 +102,22 @@ class Observer:
     _state: dict[Any, Any] = field(default_factory=dict)
     _cluster_owner: dict[tuple[str, str], tuple[str, str] | None] = field(default_factory=dict)
     _unadmitted_since: dict[str, float] = field(default_factory=dict)
+    _gangs: GangWatch = field(default_factory=GangWatch)
     # Called before every sample (the rig keeps the operator's hosts file current there).
     before_sample: list[Callable[[], None]] = field(default_factory=list)
     # Called with every sample once checked (a scenario's own invariants).
     after_sample: list[Callable[[Sample], None]] = field(default_factory=list)
+    # Called with every timeline event as it is recorded (the progress a terminal shows).
+    on_event: list[Callable[[TimelineEvent], None]] = field(default_factory=list)
 
     def now(self) -> float:
         return time.monotonic() - self.started
 
     def note(self, workload: str, what: str, detail: str = "") -> None:
-        self.events.append(TimelineEvent(self.now(), workload, what, detail))
+        event = TimelineEvent(self.now(), workload, what, detail)
+        self.events.append(event)
+        for hook in self.on_event:
+            hook(event)
 
     # -- sampling ----------------------------------------------------------------------------
     def sample(self) -> Sample:
@@ -266,6 +275,12 @@ class Observer:
         self._check_pods(sample, o.workload_by_owner(sample.workloads))
         self._check_quota(sample)
         self._check_evictions(sample)
+        self._gangs.check(
+            sample,
+            self.verdicts[GANG_INVARIANT],
+            lambda pod: self.pod_owner(sample, pod),
+            lambda ns, ref: self.workload_name(sample, ns, ref),
+        )
         for verdict in self.verdicts.values():
             verdict.checked += 1
 
@@ -315,30 +330,45 @@ class Observer:
                 continue
             for key, value in adm.usage.items():
                 usage[adm.cluster_queue][key] += value
-        limits = {name: o.quota_limits(q) for name, q in sample.queues.items()}
+        queues = {name: read_cluster_queue(q) for name, q in sample.queues.items()}
         cohort_nominal: dict[tuple[str, tuple[str, str]], int] = defaultdict(int)
         cohort_usage: dict[tuple[str, tuple[str, str]], int] = defaultdict(int)
-        for name, limit in limits.items():
-            for key, nominal in limit.nominal.items():
-                used = usage.get(name, {}).get(key, 0)
-                cap = (
-                    nominal if not limit.cohort else nominal + (limit.borrowing.get(key) or 10**30)
-                )
-                if used > cap:
-                    self.verdicts["admitted-within-quota"].breach(
-                        f"t=+{sample.t:.1f}s ClusterQueue {name} has {used} of {key[1]} "
-                        "admitted on "
-                        f"{key[0]}, over its quota plus borrowing limit {cap}"
+        for name, queue in queues.items():
+            for flavor in queue.flavors:
+                for resource, quota in flavor.resources:
+                    key = (flavor.name, resource)
+                    used = usage.get(name, {}).get(key, 0)
+                    self._check_queue_use(
+                        sample, name, key, quota, used, borrows=bool(queue.cohort)
                     )
-                if limit.cohort:
-                    cohort_nominal[(limit.cohort, key)] += nominal
-                    cohort_usage[(limit.cohort, key)] += used
+                    if queue.cohort:
+                        cohort_nominal[(queue.cohort, key)] += quota.nominal
+                        cohort_usage[(queue.cohort, key)] += used
         for ck, used in cohort_usage.items():
             if used > cohort_nominal[ck]:
                 self.verdicts["admitted-within-quota"].breach(
                     f"t=+{sample.t:.1f}s cohort {ck[0]} has {used} of {ck[1][1]} admitted on "
                     f"{ck[1][0]}, over the {cohort_nominal[ck]} its members hold"
                 )
+
+    def _check_queue_use(
+        self,
+        sample: Sample,
+        name: str,
+        key: tuple[str, str],
+        quota: ResourceQuota,
+        used: int,
+        *,
+        borrows: bool,
+    ) -> None:
+        """No cohort: no borrowing; in one, at most the borrowing limit (or the cohort's)."""
+        limit = quota.borrowing_limit
+        cap = quota.nominal + (0 if not borrows else 10**30 if limit is None else limit)
+        if used > cap:
+            self.verdicts["admitted-within-quota"].breach(
+                f"t=+{sample.t:.1f}s ClusterQueue {name} has {used} of {key[1]} admitted on "
+                f"{key[0]}, over its quota plus borrowing limit {cap}"
+            )
 
     def _check_evictions(self, sample: Sample) -> None:
         for wl in sample.workloads:

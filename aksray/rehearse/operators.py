@@ -6,9 +6,11 @@ no leader election, certificates from the rig's CA instead of Kueue's internal i
 names a Service the rig has no proxy for). Its webhooks are registered with a loopback URL, and
 only for the kinds it manages, so a Kueue restart never blocks unrelated pods.
 
-The KubeRay operator runs without a batch scheduler: KAI cannot be built here, so a real
-kube-scheduler binds the Ray pods (no gang semantics). It builds head Service names under
-CLUSTER_DOMAIN; its private hosts file maps each to the stand-in dashboard.
+The KubeRay operator runs with KAI as its batch scheduler, as the platform's chart values set it
+(`batchScheduler.name`), so KAI places every Ray pod (aksray/rehearse/kai.py); with
+`--scheduler kube-scheduler` it runs without one and kube-scheduler binds the Ray pods one by one.
+It builds head Service names under CLUSTER_DOMAIN; its private hosts file maps each to the
+stand-in dashboard.
 """
 
 from __future__ import annotations
@@ -197,8 +199,17 @@ def suspends(kube: Kube) -> bool:
     return bool(answer["spec"].get("suspend"))
 
 
-def start_kuberay(sup: Supervisor, tools: RigToolchain, kubeconfig: Path, etc: Path) -> None:
+def start_kuberay(
+    sup: Supervisor,
+    tools: RigToolchain,
+    kubeconfig: Path,
+    etc: Path,
+    batch_scheduler: str | None,
+) -> None:
+    """The operator, with `batch_scheduler` as the platform configures it (KAI: every Ray pod
+    gets KAI's scheduler name and its cluster's queue label); None: none, kube-scheduler binds."""
     metrics_port, probe_port = free_port(), free_port()
+    scheduler = [f"--batch-scheduler={batch_scheduler}"] if batch_scheduler else []
     sup.start(
         "kuberay-operator",
         [
@@ -208,6 +219,7 @@ def start_kuberay(sup: Supervisor, tools: RigToolchain, kubeconfig: Path, etc: P
             f"--health-probe-bind-address=127.0.0.1:{probe_port}",
             "--reconcile-concurrency=4",
             "--log-stdout-encoder=console",
+            *scheduler,
         ],
         {"KUBECONFIG": str(kubeconfig), "CLUSTER_DOMAIN": CLUSTER_DOMAIN},
         etc=etc,

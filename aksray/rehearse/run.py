@@ -5,10 +5,11 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
@@ -21,16 +22,25 @@ from aksray.rehearse.controlplane import (
 )
 from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.engine import EngineStack
+from aksray.rehearse.footprint import Nodes, leftovers
+from aksray.rehearse.kai import KaiSetup
 from aksray.rehearse.kube import Discovery, Kube, credentials_from_kubeconfig
-from aksray.rehearse.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
 from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
 from aksray.rehearse.operators import pods_ready_note
 from aksray.rehearse.playbook import SCENARIOS
 from aksray.rehearse.processes import Supervisor
 from aksray.rehearse.scaling import scale_ray_cluster
-from aksray.rehearse.scenarios import Context, NotApplicableError
+from aksray.rehearse.scenarios import Context
+from aksray.rehearse.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
-from aksray.rehearse.toolchain import EngineToolchain, engine_toolchain, rig_toolchain
+from aksray.rehearse.token import TokenWatch
+from aksray.rehearse.toolchain import (
+    EngineToolchain,
+    ToolchainMissingError,
+    engine_toolchain,
+    missing_prerequisites,
+    rig_toolchain,
+)
 from manifests.helm_values import kueue_manager_config
 from workloads.catalog import WORKLOADS
 
@@ -38,11 +48,19 @@ if TYPE_CHECKING:
     from aksray.runner import RunResult
     from settings.model import Settings
 
-KAI_NOTE = (
-    "no KAI on this rig (its source is not served here): kube-scheduler binds the Ray pods "
-    "without gang semantics; KAI's part is covered by `aksray plan`'s static checks"
+KUBE_SCHEDULER_NOTE = (
+    "--scheduler kube-scheduler: no KAI on this rig, kube-scheduler binds the Ray pods one by one "
+    "(no gangs), as a comparison with what the platform ships"
 )
 DEFAULT_RUN_S = 8.0
+KAI: Final = "kai-scheduler"
+KUBE_SCHEDULER: Final = "kube-scheduler"
+SCHEDULERS: Final = (KAI, KUBE_SCHEDULER)
+Progress = Callable[[str], None]
+
+
+def quiet(_line: str) -> None:
+    """No progress shown (not a terminal)."""
 
 
 class InvalidConfigError(Exception):
@@ -128,31 +146,18 @@ def already_there(kube: Kube, result: RunResult) -> list[str]:
     return taken
 
 
-@dataclass
-class Nodes:
-    """The kwok Nodes of the stack's pools, created and removed by name."""
-
-    kube: Kube
-    settings: Settings
-    rehearsal: str
-
-    def set(self, pool_name: str, count: int) -> None:
-        pool = next(p for p in cluster_pools(self.settings.cluster) if p.pool == pool_name)
-        for index in range(max(pool.count, count) + 1):
-            path = f"/api/v1/nodes/{node_name(pool.pool, index)}"
-            exists = self.kube.get_or_none(path) is not None
-            if index < count and not exists:
-                self.kube.create("/api/v1/nodes", node_object(pool, index, self.rehearsal))
-            elif index >= count and exists:
-                self.kube.delete(path)
-
-    def all_at_max(self) -> None:
-        for pool in cluster_pools(self.settings.cluster):
-            self.set(pool.pool, pool.count)
-
-    def remove_all(self) -> None:
-        for node in self.kube.items("/api/v1/nodes", f"{REHEARSAL_LABEL}={self.rehearsal}"):
-            self.kube.delete(f"/api/v1/nodes/{node['metadata']['name']}")
+def sample_while(observer: Observer, work: Callable[[], float], interval: float = 1.0) -> float:
+    """Run `work` (a `pulumi up`) in a thread and keep sampling until it returns: the cluster
+    goes on while Pulumi waits, so a RayJob it awaits (`pulumi.com/waitFor`) can finish (the
+    rig's hosts file and tokens stay current, as a real cluster's DNS would), and what happens
+    during the up lands in the timeline and the invariants."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        future = pool.submit(work)
+        while True:
+            try:
+                return future.result(timeout=interval)
+            except TimeoutError:
+                observer.sample()
 
 
 def job_timing(run_times: dict[str, float]) -> Any:
@@ -166,23 +171,6 @@ def job_timing(run_times: dict[str, float]) -> Any:
         return DEFAULT_RUN_S, False
 
     return timing
-
-
-def leftovers(kube: Kube, namespaces: tuple[str, ...], timeout: float = 90) -> list[str]:
-    """What is still there after `pulumi destroy` (waiting for finalizers to finish)."""
-    deadline = time.monotonic() + timeout
-    kueue = "/apis/kueue.x-k8s.io/v1beta2"
-    while True:
-        left = [
-            f"namespace {ns}" for ns in namespaces if kube.get_or_none(f"/api/v1/namespaces/{ns}")
-        ]
-        for plural in ("clusterqueues", "resourceflavors", "cohorts", "workloadpriorityclasses"):
-            left += [f"{plural} {x['metadata']['name']}" for x in kube.items(f"{kueue}/{plural}")]
-        queues = kube.items("/apis/scheduling.run.ai/v2/queues")
-        left += [f"queues {x['metadata']['name']}" for x in queues]
-        if not left or time.monotonic() > deadline:
-            return left
-        time.sleep(1)
 
 
 @dataclass
@@ -200,9 +188,16 @@ class Target:
 
 
 @contextlib.contextmanager
-def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterator[Target]:
+def target(
+    kubeconfig: Path | None,
+    run_dir: Path,
+    settings: Settings,
+    scheduler: str = KAI,
+    progress: Progress = quiet,
+) -> Iterator[Target]:
     """The cluster to rehearse on: the user's (`kubeconfig`), or a rig whose Kueue runs the
-    configuration the stack's Kueue release would get."""
+    configuration the stack's Kueue release would get and whose KAI runs what the stack's KAI
+    runs (`scheduler` KUBE_SCHEDULER: no KAI, kube-scheduler binds the Ray pods)."""
     if kubeconfig is not None:
         config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
         kube = Kube(credentials_from_kubeconfig(kubeconfig))
@@ -221,12 +216,15 @@ def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterat
         return
     tools = rig_toolchain()
     kueue_config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
-    plane = start_rig(tools, run_dir, kueue_config)
+    kai = KaiSetup.of(settings) if scheduler == KAI else None
+    progress(f"starting the rig (etcd, kube-apiserver, controllers, Kueue, {scheduler}, KubeRay)")
+    plane = start_rig(tools, run_dir, kueue_config, kai)
+    progress(f"rig up in {plane.timings.get('total', 0):.1f}s")
     state = DashboardState()
     dashboard = StandInDashboard(plane.dashboard_address, plane.node_address, state)
     try:
         notes = [
-            KAI_NOTE,
+            *(plane.notes if kai is not None else [KUBE_SCHEDULER_NOTE]),
             pods_ready_note(kueue_config),
             f"rig bring-up {plane.timings.get('total', 0):.1f}s",
         ]
@@ -234,7 +232,7 @@ def target(kubeconfig: Path | None, run_dir: Path, settings: Settings) -> Iterat
             plane.kube,
             plane.kubeconfig,
             KUBECONFIG_CONTEXT,
-            tools.controller_versions(),
+            tools.controller_versions(scheduler),
             HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN),
             state,
             plane.supervisor,
@@ -257,6 +255,8 @@ class Rehearsal:
     engine: EngineToolchain
     run_dir: Path
     run_times: dict[str, float] = field(default_factory=dict)
+    progress: Progress = quiet
+    tokens: TokenWatch | None = None  # the rig's: its verdict joins each scenario's
 
     @property
     def namespaces(self) -> tuple[str, ...]:
@@ -264,6 +264,13 @@ class Rehearsal:
 
     def observer(self) -> Observer:
         observer = Observer(self.target.kube, self.namespaces)
+        observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
+        if self.target.dashboard is not None and self.target.hosts is not None:
+            self.tokens = TokenWatch(
+                self.target.kube, self.namespaces, self.target.dashboard,
+                self.target.hosts.address, CLUSTER_DOMAIN, observer.note,
+            )  # fmt: skip
+            observer.before_sample.append(self.tokens.update)
         hosts = self.target.hosts
         if hosts is not None:
             observer.before_sample.append(lambda: hosts.update(self._head_services()))
@@ -280,6 +287,7 @@ class Rehearsal:
     def play(self, scenario: str, nodes: Nodes) -> ScenarioResult:
         result = ScenarioResult(self.name, scenario, dict(self.target.controllers))
         result.notes += self.target.notes
+        self.progress(f"{self.name}: playing {scenario}")
         t0 = time.monotonic()
         nodes.all_at_max()
         self.run_times.clear()
@@ -293,15 +301,23 @@ class Rehearsal:
 
         def apply(section: dict[str, dict[str, Any]], step: str) -> None:
             config = rehearsal_config(self.stack, self.target.context, section)
-            observer.note("pulumi", "up", f"{step} in {engine_stack.up(config, step):.1f}s")
+            seconds = sample_while(observer, lambda: engine_stack.up(config, step))
+            observer.note("pulumi", "up", f"{step} in {seconds:.1f}s")
 
         def scale(workload: str, group: str, replicas: int) -> None:
             done = scale_ray_cluster(self.target.kube, self.namespaces, workload, group, replicas)
             observer.note(workload, "autoscaler", done)
 
+        def hold(team: str, held: bool) -> None:
+            self.target.kube.merge_patch(
+                f"/apis/kueue.x-k8s.io/v1beta2/clusterqueues/{team}",
+                {"spec": {"stopPolicy": "Hold" if held else "None"}},
+            )
+            observer.note(team, "ClusterQueue", "held (stopPolicy Hold)" if held else "released")
+
         ctx = Context(
             self.settings, observer, apply, nodes.set, self.run_times.__setitem__,
-            stack_workloads(self.stack), scale_workers=scale,
+            stack_workloads(self.stack), scale_workers=scale, hold_queue=hold,
         )  # fmt: skip
         try:
             SCENARIOS[scenario](ctx)
@@ -311,9 +327,12 @@ class Rehearsal:
         finally:
             self._tear_down(engine_stack, observer)
         result.events = observer.events
-        result.invariants = observer.verdict_list() + ctx.checks
+        tokens = [self.tokens.verdict] if self.tokens is not None else []
+        result.invariants = observer.verdict_list() + tokens + ctx.checks
         result.notes += ctx.notes
         result.seconds = time.monotonic() - t0
+        verdict = "held" if result.held else "BROKEN"
+        self.progress(f"{self.name}: {scenario} {verdict} in {result.seconds:.0f}s")
         if self.target.supervisor is not None:
             peak = self.target.supervisor.peak_memory_mib()
             result.notes.append(f"rig processes' peak memory so far: {peak} MiB")
@@ -330,14 +349,24 @@ class Rehearsal:
 
 
 def rehearse(
-    stack_file: Path, stack_name: str, scenarios: list[str], kubeconfig: Path | None
+    stack_file: Path,
+    stack_name: str,
+    scenarios: list[str],
+    kubeconfig: Path | None,
+    *,
+    scheduler: str = KAI,
+    progress: Progress = quiet,
 ) -> list[ScenarioResult]:
+    missing = missing_prerequisites(rig=kubeconfig is None)
+    if missing:
+        raise ToolchainMissingError("\n".join(missing))
     engine = engine_toolchain()
     stack = read_stack_file(stack_file)
     run_dir = rig_run_dir()
+    progress(f"{stack_name}: checking the stack (the program offline)")
     planned = validate(stack, run_dir, f"rehearse-{stack_name}")
     settings: Settings = planned.settings
-    with target(kubeconfig, run_dir, settings) as where:
+    with target(kubeconfig, run_dir, settings, scheduler, progress) as where:
         taken = already_there(where.kube, planned)
         if taken:
             shown = ", ".join(taken[:3]) + (", ..." if len(taken) > 3 else "")
@@ -348,7 +377,9 @@ def rehearse(
                     "(a rehearsal deletes what it applied)"
                 ]
             )
-        rehearsal = Rehearsal(stack_name, stack, settings, where, engine, run_dir)
+        rehearsal = Rehearsal(
+            stack_name, stack, settings, where, engine, run_dir, progress=progress
+        )
         if where.dashboard is not None:
             where.dashboard.timing = job_timing(rehearsal.run_times)
         nodes = Nodes(where.kube, settings, run_dir.name)

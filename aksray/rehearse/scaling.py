@@ -21,18 +21,15 @@ from typing import TYPE_CHECKING, Any, Final
 from aksray.rehearse import objects as o
 from aksray.rehearse.kube import Kube, KubeError
 from aksray.rehearse.observe import EVICTION_GRACE_S, Sample
-from aksray.rehearse.scenarios import (
+from aksray.rehearse.scenarios import Context, all_off, job
+from aksray.rehearse.sizing import (
     ENDPOINT,
-    Context,
     NotApplicableError,
     admissible_gpus,
-    all_off,
-    bound_pods,
     gpu_flavors,
-    job,
     pool_gpus,
-    workloads_of,
 )
+from aksray.rehearse.workload_state import bound_pods, workloads_of
 from manifests.ray_pods import ELASTIC_JOB_GATE
 
 if TYPE_CHECKING:
@@ -243,8 +240,7 @@ def scale_plan(settings: Settings, stack: Mapping[str, Mapping[str, Any]]) -> Sc
     flavor = gpu_flavors(settings, team)[0]
     minimum = int(entry.get("minReplicas", 1))
     pool = pool_gpus(settings, flavor)
-    cohort = next(list(d.teams) for d in settings.scheduling.departments if team in d.teams)
-    fits = admissible_gpus(settings, team, flavor, cohort)  # quota + what it may borrow
+    fits = admissible_gpus(settings, team, flavor)  # quota + what it may borrow
     if fits <= minimum:
         raise NotApplicableError(
             f"team {team.name} holds no GPU above the endpoint's minimum ({minimum}) on {flavor}"

@@ -10,15 +10,19 @@ BORROW_AND_RECLAIM: Final = "borrow-and-reclaim"
 NODES_ARRIVE_LATE: Final = "nodes-arrive-late"
 NO_CAPACITY: Final = "no-capacity"
 ENDPOINT_SCALES: Final = "endpoint-scales"
-# What the shipped stacks do, in the order `--scenario all` plays them.
+FULL_NODE_GANG: Final = "full-node-gang"
+GANGS_COMPETE: Final = "gangs-compete"
+LATE_ADMISSION: Final = "endpoint-admitted-late"
+# Every scenario, in the order `--scenario all` plays them.
 ALL_SCENARIOS: Final = (
     SUBMIT_ALL,
     INFERENCE_PREEMPTS_TRAINING,
     BORROW_AND_RECLAIM,
     NODES_ARRIVE_LATE,
     NO_CAPACITY,
+    FULL_NODE_GANG,
+    GANGS_COMPETE,
+    LATE_ADMISSION,
+    ENDPOINT_SCALES,
 )
-# Every scenario by name. `endpoint-scales` plays an elastic endpoint, which the shipped stacks
-# do not run: on the real controllers it never starts (docs/rehearsal.md), so it is asked for
-# by name and not part of `all`.
-SCENARIO_NAMES: Final = (*ALL_SCENARIOS, ENDPOINT_SCALES)
+SCENARIO_NAMES: Final = ALL_SCENARIOS

@@ -13,27 +13,43 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
-from aksray.rehearse import objects as o
 from aksray.rehearse import scenario_names as n
 from aksray.rehearse.observe import Observer, Sample, Verdict
+from aksray.rehearse.sizing import (
+    ENDPOINT,
+    SMALL_JOBS,
+    TRAINING,
+    NotApplicableError,
+    admissible_gpus,
+    bindable_gpus,
+    gpu_flavors,
+    gpu_quota,
+    lending_pair,
+    queues,
+    require_fit,
+    room_for_the_owner,
+)
+from aksray.rehearse.workload_state import (
+    admitted,
+    bound_pods,
+    ever_evicted,
+    finished,
+    last_kueue_condition,
+    pod_count,
+    requeues,
+    running,
+    workloads_of,
+)
 from catalog.quantities import GPU_RESOURCE
-from manifests.capacity import effective_limit, effective_quota
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
     from settings.model import Settings, TeamSettings
 
-TRAINING: Final = "qwen-lora"
-ENDPOINT: Final = "llm-serve"
-SMALL_JOBS: Final = ("aurora-finetune", "vllm-batch")
 # How long a job "runs" on the stand-in dashboard.
 SHORT_RUN_S: Final = 8.0
 LONG_RUN_S: Final = 3600.0
 NODES_LATE_S: Final = 15.0
-
-
-class NotApplicableError(Exception):
-    """The stack cannot show this scenario; the message says why."""
 
 
 @dataclass
@@ -51,6 +67,8 @@ class Context:
     # Set a Ray worker group's replicas as the Ray autoscaler would (workload, group, replicas);
     # None where the target cannot (aksray/rehearse/scaling.py).
     scale_workers: Callable[[str, str, int], None] | None = None
+    # Hold (True) or release (False) a team's ClusterQueue (`stopPolicy`); None where it cannot.
+    hold_queue: Callable[[str, bool], None] | None = None
 
     def expect(self, name: str, held: bool, detail: str) -> None:
         self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))
@@ -58,69 +76,9 @@ class Context:
     def wait(self, what: str, predicate: Callable[[Sample], bool], timeout: float = 240) -> bool:
         return self.observer.wait_until(what, predicate, timeout)
 
-
-# -- what a sample says about a workload -------------------------------------------------------
-def workloads_of(sample: Sample, name: str) -> list[dict[str, Any]]:
-    found = []
-    for wl in sample.workloads:
-        ref = o.owner(wl)
-        obj = sample.owners.get((wl["metadata"]["namespace"], *ref)) if ref else None
-        if obj is not None and o.workload_label(obj) == name:
-            found.append(wl)
-    return found
-
-
-def admitted(name: str) -> Callable[[Sample], bool]:
-    return lambda s: any(o.is_admitted(wl) for wl in workloads_of(s, name))
-
-
-def requeues(sample: Sample, name: str) -> int:
-    """How often Kueue requeued the workload after a pod-readiness eviction."""
-    states = [wl.get("status", {}).get("requeueState") or {} for wl in workloads_of(sample, name)]
-    return max((int(state.get("count", 0)) for state in states), default=0)
-
-
-def bound_pods(sample: Sample, name: str) -> list[dict[str, Any]]:
-    out = []
-    for pod in sample.pods:
-        if o.is_terminating(pod) or not pod.get("spec", {}).get("nodeName"):
-            continue
-        if (pod["metadata"].get("labels") or {}).get("aksray.io/workload") == name:
-            out.append(pod)
-    return out
-
-
-def running(name: str, pods: int) -> Callable[[Sample], bool]:
-    return lambda s: admitted(name)(s) and len(bound_pods(s, name)) >= pods
-
-
-def finished(name: str) -> Callable[[Sample], bool]:
-    return lambda s: any(o.condition_true(wl, "Finished") for wl in workloads_of(s, name))
-
-
-def ever_evicted(observer: Observer, name: str) -> list[str]:
-    return [e.detail for e in observer.events if e.workload == name and e.what == "evicted"]
-
-
-def pod_count(settings: Settings, name: str, workers: int | None = None) -> int:
-    spec = WORKLOADS[name]
-    groups = sum(g.replicas for g in spec.workers)
-    return 1 + (workers if workers is not None and "workers" in spec.options else groups)
-
-
-# -- the stack's numbers -----------------------------------------------------------------------
-def gpu_flavors(settings: Settings, team: TeamSettings) -> list[str]:
-    """The team's GPU flavors in Kueue's order (the pools' order), where it has GPU quota."""
-    return [
-        p.name
-        for p in settings.cluster.gpu_pools
-        if p.name in team.quota and effective_quota(team, p.name, settings).gpu > 0
-    ]
-
-
-def pool_gpus(settings: Settings, flavor: str) -> int:
-    pool = settings.cluster.gpu_pool(flavor)
-    return pool.gpus_per_node * pool.max_count
+    def why_waiting(self, name: str) -> str:
+        """What Kueue last said about a workload a wait timed out on, whole."""
+        return last_kueue_condition(self.observer.last, name)
 
 
 def job(stack: dict[str, dict[str, Any]], name: str, **changes: Any) -> dict[str, Any]:
@@ -185,9 +143,13 @@ def inference_preempts_training(ctx: Context) -> None:
     if not flavors:
         raise NotApplicableError(f"team {team_name} has no GPU quota")
     flavor = flavors[0]
-    quota = effective_quota(team, flavor, ctx.settings).gpu
-    borrow = effective_limit(team, flavor, "borrowingLimit", ctx.settings)[GPU_RESOURCE]
-    workers = min(pool_gpus(ctx.settings, flavor), quota + (borrow or 0))
+    require_fit(ctx.settings, flavor, TRAINING)
+    require_fit(ctx.settings, flavor, ENDPOINT)
+    quota = gpu_quota(ctx.settings, team, flavor)
+    found = queues(ctx.settings)[team_name].flavor(flavor)
+    gpu = found.quota(GPU_RESOURCE) if found is not None else None
+    borrow = gpu.borrowing_limit if gpu is not None else None
+    workers = min(bindable_gpus(ctx.settings, flavor), quota + (borrow or 0))
     workers = min(workers, quota) if borrow is None else workers
     section = all_off(ctx.stack_workloads)
     section[TRAINING] = job(
@@ -198,7 +160,11 @@ def inference_preempts_training(ctx: Context) -> None:
     ctx.apply(section, "training")
     gang = pod_count(ctx.settings, TRAINING, workers)
     if not ctx.wait(f"{TRAINING} to run ({workers} GPUs on {flavor})", running(TRAINING, gang)):
-        ctx.expect("training runs first", False, f"{TRAINING} never ran with {workers} workers")
+        ctx.expect(
+            "training runs first",
+            False,
+            f"{TRAINING} never ran with {workers} workers; {ctx.why_waiting(TRAINING)}",
+        )
         return
     section[ENDPOINT] = job(
         ctx.stack_workloads, ENDPOINT, enabled=True, team=team_name, priority="inference"
@@ -206,7 +172,9 @@ def inference_preempts_training(ctx: Context) -> None:
     ctx.apply(section, "endpoint")
     endpoint_pods = pod_count(ctx.settings, ENDPOINT)
     got = ctx.wait(f"{ENDPOINT} to run", running(ENDPOINT, endpoint_pods))
-    ctx.expect("the endpoint gets its GPUs", got, f"{ENDPOINT} never ran")
+    ctx.expect(
+        "the endpoint gets its GPUs", got, f"{ENDPOINT} never ran; {ctx.why_waiting(ENDPOINT)}"
+    )
     evictions = ever_evicted(ctx.observer, TRAINING)
     free_elsewhere = len(flavors) > 1 or (borrow is not None and workers < quota + borrow)
     if evictions:
@@ -243,81 +211,14 @@ def inference_preempts_training(ctx: Context) -> None:
         )
 
 
-def lendable(settings: Settings, owner: TeamSettings, flavor: str) -> int:
-    """GPUs of `flavor` the owner lends its cohort at most."""
-    if flavor not in owner.quota:
-        return 0
-    nominal = effective_quota(owner, flavor, settings).gpu
-    limit = effective_limit(owner, flavor, "lendingLimit", settings)[GPU_RESOURCE]
-    return nominal if limit is None else min(limit, nominal)
-
-
-def admissible_gpus(
-    settings: Settings, team: TeamSettings, flavor: str, cohort: list[TeamSettings]
-) -> int:
-    """The largest one-flavor gang the team can be admitted with: its quota plus what it may
-    borrow from the others of its cohort, within the pool."""
-    mine = effective_quota(team, flavor, settings).gpu if flavor in team.quota else 0
-    limit = (
-        effective_limit(team, flavor, "borrowingLimit", settings)[GPU_RESOURCE]
-        if flavor in team.quota
-        else 0
-    )
-    others = sum(lendable(settings, t, flavor) for t in cohort if t is not team)
-    borrow = others if limit is None else min(limit, others)
-    return min(mine + borrow, pool_gpus(settings, flavor))
-
-
-@dataclass(frozen=True)
-class Lending:
-    borrower: TeamSettings
-    owner: TeamSettings
-    flavor: str
-    gang: int  # GPUs of the borrower's gang: all it can take in `flavor`
-    reclaim_expected: bool  # the owner lends all it has: its first job must reclaim
-
-
-def lending_pair(settings: Settings) -> Lending | None:
-    """Two teams of one cohort where the borrower's biggest gang lands on a flavor (Kueue tries
-    them in the pools' order) and borrows there from the owner."""
-    found: Lending | None = None
-    for dept in settings.scheduling.departments:
-        cohort = list(dept.teams)
-        for borrower in cohort:
-            for owner in cohort:
-                if owner is borrower:
-                    continue
-                for flavor in gpu_flavors(settings, owner):
-                    mine = (
-                        effective_quota(borrower, flavor, settings).gpu
-                        if flavor in borrower.quota
-                        else 0
-                    )
-                    gang = admissible_gpus(settings, borrower, flavor, cohort)
-                    earlier = [p.name for p in settings.cluster.gpu_pools][
-                        : [p.name for p in settings.cluster.gpu_pools].index(flavor)
-                    ]
-                    if gang <= mine or lendable(settings, owner, flavor) == 0:
-                        continue
-                    if any(admissible_gpus(settings, borrower, f, cohort) >= gang for f in earlier):
-                        continue  # the gang would land on an earlier flavor
-                    kept = effective_quota(owner, flavor, settings).gpu - lendable(
-                        settings, owner, flavor
-                    )
-                    candidate = Lending(borrower, owner, flavor, gang, reclaim_expected=kept < 1)
-                    if candidate.reclaim_expected:
-                        return candidate
-                    found = found or candidate
-    return found
-
-
 def borrow_and_reclaim(ctx: Context) -> None:
     """One team borrows an idle team's GPUs; the owner submits; Kueue gives the owner its quota
     back, reclaiming from the borrower when the owner lent all it had."""
     lending = lending_pair(ctx.settings)
     if lending is None:
         raise NotApplicableError("no two teams of one cohort where one can borrow the other's GPUs")
-    borrower, owner, flavor, gang = lending.borrower, lending.owner, lending.flavor, lending.gang
+    borrower, owner, flavor = lending.borrower, lending.owner, lending.flavor
+    gang = room_for_the_owner(ctx.settings, lending)
     section = all_off(ctx.stack_workloads)
     section[TRAINING] = job(
         ctx.stack_workloads, TRAINING, enabled=True, team=borrower.name, priority="train",
@@ -330,7 +231,9 @@ def borrow_and_reclaim(ctx: Context) -> None:
         f"{TRAINING} of {borrower.name} to run on {gang} GPUs of {flavor}", running(TRAINING, pods)
     )
     ctx.expect(
-        f"{borrower.name} borrows {owner.name}'s idle GPUs", borrowed, f"{TRAINING} never ran"
+        f"{borrower.name} borrows {owner.name}'s idle GPUs",
+        borrowed,
+        f"{TRAINING} never ran; {ctx.why_waiting(TRAINING)}",
     )
     if not borrowed:
         return
@@ -348,7 +251,9 @@ def borrow_and_reclaim(ctx: Context) -> None:
     got = ctx.wait(
         f"{small} of {owner.name} to run", running(small, pod_count(ctx.settings, small))
     )
-    ctx.expect(f"{owner.name} gets its quota back", got, f"{small} never ran")
+    ctx.expect(
+        f"{owner.name} gets its quota back", got, f"{small} never ran; {ctx.why_waiting(small)}"
+    )
     evictions = ever_evicted(ctx.observer, TRAINING)
     if lending.reclaim_expected:
         ctx.expect(
@@ -414,8 +319,7 @@ def training_that_fits(ctx: Context, team: TeamSettings) -> dict[str, Any]:
     must not pick a job Kueue can never admit)."""
     entry = job(ctx.stack_workloads, TRAINING, enabled=True, team=team.name, run="rehearse-1")
     flavor = gpu_flavors(ctx.settings, team)[0]
-    cohort = next(list(d.teams) for d in ctx.settings.scheduling.departments if team in d.teams)
-    fits = admissible_gpus(ctx.settings, team, flavor, cohort)
+    fits = admissible_gpus(ctx.settings, team, flavor)
     wanted = entry.get("workers", pod_count(ctx.settings, TRAINING) - 1)
     if wanted > fits:
         entry["workers"] = fits

@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
-
-from aksray.stackfile import StackYamlLoader
+from aksray.stackyaml import load_stack_yaml
 from catalog.project import PROJECT
 
 REHEARSAL_ACCOUNT: Final = "aksrayrehearsal"
@@ -24,7 +22,7 @@ KEPT_CLUSTER_KEYS: Final = ("gpuDriver", "systemPool", "cpuPool", "gpuPools")
 
 def read_stack_file(path: Path) -> dict[str, Any]:
     """The `config:` mapping with the project prefix removed (`cluster`, `workloads`, ...)."""
-    document = yaml.load(path.read_text(encoding="utf-8"), Loader=StackYamlLoader) or {}  # noqa: S506 - a safe loader
+    document = load_stack_yaml(path.read_bytes(), str(path)) or {}
     config = document.get("config") or {}
     plain: dict[str, Any] = {}
     for key, value in config.items():

@@ -25,6 +25,11 @@ RIG_BINARIES: Final = (
     "kwok",
     "kueue",
     "ray-operator",
+    "kai-scheduler",
+    "kai-binder",
+    "kai-podgrouper",
+    "kai-queuecontroller",
+    "kai-admission",
 )
 ENGINE_BINARIES: Final = (
     "pulumi",
@@ -73,12 +78,23 @@ class RigToolchain:
         return self.root / "data" / "kueue" / "webhooks.yaml"
 
     @property
+    def kai_crds(self) -> Path:
+        return self.root / "data" / "kai" / "crds"
+
+    @property
     def kwok_stages(self) -> Path:
         return self.root / "data" / "kwok" / "stages.yaml"
 
-    def controller_versions(self) -> dict[str, str]:
-        """Name -> version of every controller the rig runs (what every report names)."""
+    def controller_versions(self, scheduler: str = "kai-scheduler") -> dict[str, str]:
+        """Name -> version of every controller the rig runs (what every report names), with
+        what the platform ships beside each one that differs."""
         v = self.versions
+
+        def versus(ran: str, shipped_key: str) -> str:
+            shipped = v.get(shipped_key, ran)
+            return ran if shipped == ran else f"{ran} (the platform ships {shipped})"
+
+        kai = versus(v["KAI_VERSION"], "KAI_SHIPPED_VERSION")
         return {
             "etcd": v["ETCD_VERSION"],
             "kube-apiserver": v["KUBERNETES_VERSION"],
@@ -86,29 +102,52 @@ class RigToolchain:
             "kube-scheduler": v["KUBERNETES_VERSION"],
             "kwok": v["KWOK_VERSION"],
             "kueue": v["KUEUE_VERSION"],
-            "kuberay-operator": v["KUBERAY_VERSION"],
-            "kai-scheduler": "not run (no source served here; kube-scheduler binds instead)",
+            "kuberay-operator": versus(v["KUBERAY_VERSION"], "KUBERAY_SHIPPED_VERSION"),
+            "kai-scheduler": kai
+            if scheduler == "kai-scheduler"
+            else "not run (--scheduler kube-scheduler: kube-scheduler binds the Ray pods)",
         }
+
+
+RIG_HOW: Final = "`make rig` (cold: 30-35 min on 2 free cores, up to 72 when loaded; then cached)"
+ENGINE_HOW: Final = "`make engine` (cold: 17-54 min on 2 cores, then cached)"
+
+
+def _print_dir(script: Path, flag: str) -> Path:
+    out = subprocess.run(  # noqa: S603 - our own build script
+        [str(script), flag], check=True, capture_output=True, text=True
+    )
+    return Path(out.stdout.strip())
+
+
+def _rig() -> tuple[RigToolchain, list[str]]:
+    versions = read_env_file(RIG_SCRIPTS / "versions.env")
+    tools = RigToolchain(_print_dir(RIG_SCRIPTS / "build.sh", "--print-dir"), versions)
+    missing = [name for name in RIG_BINARIES if not os.access(tools.binary(name), os.X_OK)]
+    data = (
+        tools.kueue_webhooks.is_file()
+        and tools.kwok_stages.is_file()
+        and any(tools.kai_crds.glob("*.yaml"))
+    )
+    if not data:
+        missing.append("data files")
+    return tools, missing
+
+
+def rig_missing() -> str | None:
+    """What the rehearsal rig lacks, with how to build it; None when it is built."""
+    tools, missing = _rig()
+    if not missing:
+        return None
+    return f"the rehearsal rig (missing in {tools.root}: {', '.join(missing)}): run {RIG_HOW}"
 
 
 def rig_toolchain() -> RigToolchain:
     """The rig cache named by `scripts/rig/build.sh --print-dir`, checked to be complete."""
-    versions = read_env_file(RIG_SCRIPTS / "versions.env")
-    out = subprocess.run(  # noqa: S603 - our own build script
-        [str(RIG_SCRIPTS / "build.sh"), "--print-dir"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    tools = RigToolchain(Path(out.stdout.strip()), versions)
-    missing = [name for name in RIG_BINARIES if not os.access(tools.binary(name), os.X_OK)]
-    if not tools.kueue_webhooks.is_file() or not tools.kwok_stages.is_file():
-        missing.append("data files")
-    if missing:
-        raise ToolchainMissingError(
-            f"the rehearsal rig is not built (missing in {tools.root}: {', '.join(missing)}); "
-            "run `make rig` once (about 20-40 minutes on 2 cores, then cached)"
-        )
+    tools, _ = _rig()
+    problem = rig_missing()
+    if problem:
+        raise ToolchainMissingError(f"not built: {problem}")
     return tools
 
 
@@ -120,19 +159,39 @@ class EngineToolchain:
     versions: dict[str, str]
 
 
-def engine_toolchain() -> EngineToolchain:
+def _engine() -> tuple[EngineToolchain, list[str]]:
     versions = read_env_file(ENGINE_SCRIPTS / "versions.env")
-    out = subprocess.run(  # noqa: S603 - our own build script
-        [str(ENGINE_SCRIPTS / "bootstrap.sh"), "--print-bin-dir"],
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    bin_dir = Path(out.stdout.strip())
+    bin_dir = _print_dir(ENGINE_SCRIPTS / "bootstrap.sh", "--print-bin-dir")
     missing = [name for name in ENGINE_BINARIES if not os.access(bin_dir / name, os.X_OK)]
-    if missing:
-        raise ToolchainMissingError(
-            f"the Pulumi engine is not built (missing in {bin_dir}: {', '.join(missing)}); "
-            "run `make engine` once (cold: 17-54 min on 2 cores, then cached)"
+    return EngineToolchain(bin_dir, versions), missing
+
+
+def engine_missing() -> str | None:
+    """What the Pulumi engine lacks, with how to build it; None when it is built."""
+    engine, missing = _engine()
+    if not missing:
+        return None
+    return f"the Pulumi engine (missing in {engine.bin}: {', '.join(missing)}): run {ENGINE_HOW}"
+
+
+def engine_toolchain() -> EngineToolchain:
+    engine, _ = _engine()
+    problem = engine_missing()
+    if problem:
+        raise ToolchainMissingError(f"not built: {problem}")
+    return engine
+
+
+def missing_prerequisites(*, rig: bool) -> list[str]:
+    """Everything a rehearsal needs that is not there, each with the `make` target that makes it:
+    the engine, the rig (when it starts one) and the upstream reference data (the shipped KubeRay
+    CRDs it installs). Checked before anything starts."""
+    from aksray.reference import locate
+
+    found = [engine_missing(), rig_missing() if rig else None]
+    if rig and locate() is None:
+        found.append(
+            "the upstream reference data (the shipped KubeRay CRDs the rig installs): run "
+            "`make reference`, or set AKSRAY_REFERENCE to a folder that holds it"
         )
-    return EngineToolchain(bin_dir, versions)
+    return [problem for problem in found if problem]

@@ -1,14 +1,14 @@
-"""`make reference`: the pinned upstream files the conformance tests validate against.
+"""`make reference`: the pinned upstream files the conformance tests and `aksray rehearse` read.
 
-Each file listed in files.tsv (CRDs and chart files of Kueue, KubeRay, KAI and the GPU Operator at
-the pinned tags) is fetched from its official location, or copied from the folder (a path or a
-`file://` URL) that AKSRAY_REFERENCE or `--from` names, checked against its SHA-256 and written to
-.cache/reference/ (aksray/reference.py looks there). A file already there with the right digest is
-kept, so a second run needs no network. A digest that differs is an error: nothing unchecked is
-ever written. The files stay outside the repository.
+Each file listed in files.tsv (the CRDs of Kueue, KubeRay and KAI, and every file of each pinned
+chart's directory at its release tag) is fetched from its official location, or copied from the
+folder (a path or a `file://` URL) that AKSRAY_REFERENCE or `--from` names, checked against its
+SHA-256 and written to .cache/reference/ (aksray/reference.py looks there). A file already there
+with the right digest is kept, so a second run needs no network. A digest that differs is an
+error: nothing unchecked is ever written. The files stay outside the repository.
 
     .venv/bin/python scripts/reference/fetch.py                      # from the official locations
-    AKSRAY_REFERENCE=../shared/reference .venv/bin/python scripts/reference/fetch.py
+    AKSRAY_REFERENCE=/path/to/reference .venv/bin/python scripts/reference/fetch.py
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import hashlib
 import os
 import sys
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -28,6 +29,8 @@ from aksray.reference import FETCHED, REFERENCE_ENV, as_folder
 
 MANIFEST: Final = Path(__file__).with_name("files.tsv")
 TIMEOUT_SECONDS: Final = 60
+# Files read at once: a few hundred small files, from one host.
+PARALLEL: Final = 8
 
 
 @dataclass(frozen=True)
@@ -65,31 +68,34 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _fetch_one(entry: Pinned, base: str | None, dest: Path) -> tuple[int, str | None]:
+    """(1 if written else 0, the problem if any) for one file."""
+    target = dest / entry.path
+    if target.is_file() and _digest(target.read_bytes()) == entry.sha256:
+        return 0, None
+    url = _source(entry, base)
+    try:
+        data = _read(url)
+    except (OSError, URLError, ValueError) as exc:
+        return 0, f"{entry.path}: cannot read {url} ({exc})"
+    if _digest(data) != entry.sha256:
+        return 0, (
+            f"{entry.path}: {url} has sha256 {_digest(data)}, not the pinned {entry.sha256}: "
+            "not the upstream file at the pinned tag"
+        )
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.write_bytes(data)
+    partial.replace(target)
+    return 1, None
+
+
 def fetch(entries: list[Pinned], base: str | None, dest: Path) -> tuple[int, list[str]]:
-    """(files fetched, problems); a file already in `dest` with its digest is left as it is."""
-    fetched, problems = 0, []
-    for entry in entries:
-        target = dest / entry.path
-        if target.is_file() and _digest(target.read_bytes()) == entry.sha256:
-            continue
-        url = _source(entry, base)
-        try:
-            data = _read(url)
-        except (OSError, URLError, ValueError) as exc:
-            problems.append(f"{entry.path}: cannot read {url} ({exc})")
-            continue
-        if _digest(data) != entry.sha256:
-            problems.append(
-                f"{entry.path}: {url} has sha256 {_digest(data)}, not the pinned {entry.sha256}: "
-                "not the upstream file at the pinned tag"
-            )
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        partial.write_bytes(data)
-        partial.replace(target)
-        fetched += 1
-    return fetched, problems
+    """(files fetched, problems in the manifest's order); a file already in `dest` with its
+    digest is left as it is."""
+    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+        results = list(pool.map(lambda entry: _fetch_one(entry, base, dest), entries))
+    return sum(written for written, _ in results), [p for _, p in results if p is not None]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -111,7 +117,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"make reference: {len(problems)} of {len(entries)} files failed", file=sys.stderr)
         return 1
     origin = args.base or "their official locations"
-    how = f"{fetched} from {origin}, the rest already there" if fetched else "all already there"
+    if fetched == len(entries):
+        how = f"all from {origin}"
+    elif fetched:
+        how = f"{fetched} from {origin}, the rest already there"
+    else:
+        how = "all already there"
     print(
         f"make reference: {len(entries)} upstream files in {args.dest}, each matching its "
         f"sha256 ({how})"

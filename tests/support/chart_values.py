@@ -2,7 +2,8 @@
 
 Helm accepts any key and silently ignores the ones no template reads, so a misspelt key is a
 setting that never happens. `unknown_value_paths(chart, values)` names every key path we set
-that the upstream default values (`../shared/reference/charts/<chart>/values.yaml`) do not have.
+that the upstream default values (the pinned chart's `values.yaml` in the reference data) do
+not have.
 
 Rules:
 - a map we set is checked key by key against the upstream map at the same path;
@@ -21,7 +22,7 @@ from typing import Any, Final
 
 import yaml
 
-from tests.support.reference import REFERENCE
+from tests.support.reference import chart as reference_chart
 
 # Keys whose value is a map of arbitrary names, whatever the chart's default holds.
 FREE_FORM_KEYS: Final = frozenset(
@@ -42,7 +43,7 @@ SUBCHART_PATHS: Final[dict[str, frozenset[str]]] = {
 
 @cache
 def chart_defaults(chart: str) -> Mapping[str, Any]:
-    document = yaml.safe_load((REFERENCE / "charts" / chart / "values.yaml").read_text())
+    document = yaml.safe_load((reference_chart(chart) / "values.yaml").read_text())
     assert isinstance(document, dict), f"{chart}: values.yaml is not a map"
     return document
 

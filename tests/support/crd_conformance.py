@@ -1,7 +1,8 @@
 """Validate rendered custom resources against the upstream CRDs, the way the API server does.
 
-`validate_object(manifest)` finds the CRD of the object's group, version and kind under
-`<reference>/crds/**`, and checks the object against that version's `openAPIV3Schema`:
+`validate_object(manifest)` finds the CRD of the object's group, version and kind in the
+reference data (`crds/<project>/`), and checks the object against that version's
+`openAPIV3Schema`:
 
 - structural schema semantics with `jsonschema` (draft 4, the dialect OpenAPI v3.0 is built on):
   type, properties, required, enum, pattern, min/max lengths, items and properties, `format`
@@ -52,9 +53,8 @@ from celpy.celparser import CELParseError
 from celpy.evaluation import CELEvalError, base_functions
 from jsonschema import ValidationError
 
-from tests.support.reference import REFERENCE
-
-CRD_DIR: Final = REFERENCE / "crds"
+from aksray.reference import CRD_PROJECTS
+from tests.support.reference import crds
 
 # --------------------------------------------------------------------------------------------
 # Object metadata: what a CRD schema leaves to ObjectMeta, restricted to what we write.
@@ -627,7 +627,7 @@ _KIND_LINE = re.compile(r"^    kind: (\S+)$", re.MULTILINE)
 def _crd_files() -> dict[tuple[str, str], Path]:
     """(group, kind) -> CRD file, read from each file's `spec.group` and `spec.names.kind`."""
     index: dict[tuple[str, str], Path] = {}
-    for path in sorted(CRD_DIR.rglob("*.yaml")):
+    for path in sorted(p for project in CRD_PROJECTS for p in crds(project).rglob("*.yaml")):
         text = path.read_text()
         group, kind = _GROUP_LINE.search(text), _KIND_LINE.search(text)
         if group and kind:
@@ -636,7 +636,7 @@ def _crd_files() -> dict[tuple[str, str], Path]:
             spec = yaml.load(text, Loader=yaml.CSafeLoader)["spec"]
             index[(spec["group"], spec["names"]["kind"])] = path
     if not index:
-        raise FileNotFoundError(f"no CRDs under {CRD_DIR}")
+        raise FileNotFoundError(f"no CRDs under {crds(CRD_PROJECTS[0]).parent}")
     return index
 
 

@@ -7,6 +7,9 @@ defined once, before any edge uses it. A label is one double-quoted string that 
 no backtick and no raw `<`, `>` or `&`: characters are written as entity codes (`#34;`,
 `#35;`...), and `<br/>` is the only markup. Anything else is reported: a subset this strict is
 one Mermaid parses the same way everywhere.
+
+A block must also stay within the limits Mermaid renders under by default (GitHub and Azure
+DevOps cannot raise them): at most 500 edges and 50,000 characters of text.
 """
 
 from __future__ import annotations
@@ -24,6 +27,24 @@ RESERVED: Final = frozenset(
 )
 ENTITY: Final = re.compile(r"#(?:\d+|[A-Za-z]+);")
 LINE_BREAK: Final = "<br/>"
+# Mermaid's defaults `maxEdges` and `maxTextSize` (mermaid-js/mermaid,
+# packages/mermaid/src/schemas/config.schema.yaml): its flowchart parser throws "Edge limit
+# exceeded" at the 501st edge, and a text longer than maxTextSize JavaScript characters (UTF-16
+# code units) is drawn as "Maximum text size in diagram exceeded" instead of the chart.
+MAX_EDGES: Final = 500
+MAX_TEXT_SIZE: Final = 50_000
+
+
+def limit_problems(block: str) -> list[str]:
+    """Where a block is past what Mermaid draws by default."""
+    found = []
+    count = len(edges(block))
+    if count > MAX_EDGES:
+        found.append(f"{count} edges: Mermaid refuses more than {MAX_EDGES}")
+    size = len(block.encode("utf-16-le")) // 2
+    if size > MAX_TEXT_SIZE:
+        found.append(f"{size} characters: Mermaid draws at most {MAX_TEXT_SIZE}")
+    return found
 
 
 def label_problems(label: str) -> list[str]:
@@ -66,7 +87,7 @@ def problems(block: str) -> list[str]:
             ]
         else:
             found.append(f"line {number}: neither a node nor an edge: {line!r}")
-    return found
+    return found + limit_problems(block)
 
 
 def blocks(markdown: str) -> list[str]:

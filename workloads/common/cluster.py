@@ -20,6 +20,18 @@ _SHOWN = ("CPU", "GPU")
 
 Bundle = Mapping[str, float]
 
+# The CPUs Ray advertises on each GPU worker of this job (its `num-cpus`), set by the platform on
+# every Ray container from the same numbers as the pod's requests (manifests/ray_pods.py).
+WORKER_CPUS_ENV = "AKSRAY_GPU_WORKER_CPUS"
+
+
+def gpu_worker_cpus(default: int) -> int:
+    """The CPUs of one GPU worker, as the platform sized it (`default` outside the platform)."""
+    import os
+
+    value = os.environ.get(WORKER_CPUS_ENV, "")
+    return int(value) if value.isdigit() and int(value) > 0 else default
+
 
 class ClusterTooSmallError(RuntimeError):
     """The Ray cluster cannot hold what the payload needs."""

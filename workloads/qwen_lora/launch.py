@@ -22,11 +22,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from workloads.common.cluster import RESERVE_TIMEOUT_S, bundle_nodes, node_addresses, reserve
+from workloads.common.cluster import (
+    RESERVE_TIMEOUT_S,
+    bundle_nodes,
+    gpu_worker_cpus,
+    node_addresses,
+    reserve,
+)
 
-# CPUs per training worker, as LLaMA-Factory's own launcher reserves them; each GPU pod offers
-# 12 (spec.py), the rest is for the staging and upload tasks and Ray itself.
-WORKER_CPUS = 10
+# CPUs of each GPU pod kept for the staging and upload tasks; the training worker takes the rest
+# (at least 10, as LLaMA-Factory's own launcher reserves: the pod's minimum is 11, spec.py).
+SIDE_TASK_CPUS = 1
+# Outside the platform (tests), the pod's minimum.
+WORKER_CPUS = gpu_worker_cpus(11) - SIDE_TASK_CPUS
 # torch.distributed's default port, on rank 0's pod, which runs nothing else.
 MASTER_PORT = 29500
 

@@ -1,8 +1,9 @@
-"""A small, pure simulation of how Kueue assigns flavors to a workload's pod sets.
+"""Kueue's admission, modelled over the typed queues: flavor assignment, borrowing, preemption.
 
-It reads the ClusterQueue dict the builders produce (manifests/kueue.py) and the pod sets of
-manifests/ray_pods.py, so tests and the planner check the very objects that get deployed. It
-models Kueue's flavor assigner on an empty cluster:
+The one Kueue release it models is KUEUE_VERSION (catalog/versions.py pins the same). It reads
+TeamQueues (scheduling/queues.py: computed from the settings, or read back from a recorded
+ClusterQueue) and pod sets (scheduling/podsets.py), and models Kueue's flavor assigner on an
+empty cluster:
 
 - a pod set's requests are its per-pod requests times its pod count; resources it requests 0 of
   do not count;
@@ -10,7 +11,7 @@ models Kueue's flavor assigner on an empty cluster:
   resource of that group must come from one flavor;
 - a requested resource no group covers makes the workload inadmissible;
 - a flavor is skipped when its node labels contradict the pod set's node selector (needs the
-  ResourceFlavor objects; without them labels are not checked);
+  flavors' node labels; without them labels are not checked);
 - a flavor fits when the requests fit its nominal quota, or its nominal quota plus what it may
   borrow (min(borrowingLimit, what the cohort can lend), 0 unless `borrowable` says otherwise);
   with `whenCanBorrow: MayStopSearch` the first flavor that fits by borrowing is taken, with
@@ -32,8 +33,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from aksray.objects import flavor_entries, parse_amount
-from manifests.ray_pods import PodSet
+from scheduling.podsets import PodSet
+from scheduling.queues import FlavorQuota, ResourceQuota, TeamQueue
+
+# The Kueue release this model follows; tests/test_scheduling_core.py holds it equal to the pin.
+KUEUE_VERSION: Final = "v0.19.2"
 
 # Amounts are integers in canonical units: cpu in millicores, memory in bytes, others in units.
 Requests = Mapping[str, int]
@@ -51,30 +55,15 @@ class Inadmissible(Exception):  # noqa: N818 - a verdict, not a program error
         self.reason = reason
 
 
-@dataclass(frozen=True)
-class _Quota:
-    nominal: int
-    borrowing_limit: int | None
-
-
-def _quotas(flavor: Mapping[str, Any]) -> dict[str, _Quota]:
-    quotas = {}
-    for entry in flavor["resources"]:
-        resource = str(entry["name"])
-        limit = entry.get("borrowingLimit")
-        quotas[resource] = _Quota(
-            nominal=parse_amount(resource, entry["nominalQuota"]),
-            borrowing_limit=None if limit is None else parse_amount(resource, limit),
-        )
-    return quotas
+FlavorLabels = Mapping[str, Mapping[str, str]]  # flavor -> its ResourceFlavor's nodeLabels
 
 
 def labels_allow(
-    flavor: str, node_selector: Mapping[str, str], resource_flavors: Mapping[str, Any] | None
+    flavor: str, node_selector: Mapping[str, str], flavor_labels: FlavorLabels | None
 ) -> bool:
-    if resource_flavors is None or not node_selector:
+    if flavor_labels is None or not node_selector:
         return True
-    labels = (resource_flavors.get(flavor) or {}).get("spec", {}).get("nodeLabels", {})
+    labels = flavor_labels.get(flavor) or {}
     return all(node_selector.get(key, value) == value for key, value in labels.items())
 
 
@@ -85,14 +74,14 @@ _NO_FIT: Final = 0
 
 def _fit(
     flavor: str,
-    quotas: Mapping[str, _Quota],
+    quotas: FlavorQuota,
     wanted: Mapping[str, int],
     usage: Mapping[FlavorResource, int],
     borrowable: Mapping[FlavorResource, int],
 ) -> int:
     mode = _FIT
     for resource, amount in wanted.items():
-        quota = quotas.get(resource)
+        quota = quotas.quota(resource)
         if quota is None:
             return _NO_FIT
         needed = usage.get((flavor, resource), 0) + amount
@@ -109,16 +98,13 @@ def _fit(
 
 def assign_pod_sets(
     pod_sets: Sequence[PodSet],
-    cluster_queue: Mapping[str, Any],
+    queue: TeamQueue,
     *,
-    resource_flavors: Mapping[str, Any] | None = None,
+    flavor_labels: FlavorLabels | None = None,
     borrowable: Mapping[FlavorResource, int] | None = None,
 ) -> list[dict[str, str]]:
     """Per pod set, the flavor each requested resource gets; raises Inadmissible otherwise."""
-    spec = cluster_queue["spec"]
-    groups = spec.get("resourceGroups", [])
-    when_can_borrow = spec.get("flavorFungibility", {}).get("whenCanBorrow", "MayStopSearch")
-    covered = {r for group in groups for r in group["coveredResources"]}
+    covered = set(queue.covered)
     usage: dict[FlavorResource, int] = {}
     result: list[dict[str, str]] = []
     for pod_set in pod_sets:
@@ -127,18 +113,18 @@ def assign_pod_sets(
         if uncovered:
             raise Inadmissible(pod_set.name, f"no resource group covers {', '.join(uncovered)}")
         assignment: dict[str, str] = {}
-        for group in groups:
-            wanted = {r: v for r, v in total.items() if r in group["coveredResources"]}
+        for group in queue.groups:
+            wanted = {r: v for r, v in total.items() if r in group.covered}
             if not wanted:
                 continue
             chosen = _choose_flavor(
-                group,
+                group.flavors,
                 pod_set,
                 wanted,
                 usage=usage,
                 borrowable=borrowable or {},
-                resource_flavors=resource_flavors,
-                stop_at_borrowing=when_can_borrow == "MayStopSearch",
+                flavor_labels=flavor_labels,
+                stop_at_borrowing=queue.when_can_borrow == "MayStopSearch",
             )
             for resource, amount in wanted.items():
                 assignment[resource] = chosen
@@ -148,38 +134,38 @@ def assign_pod_sets(
 
 
 def _choose_flavor(
-    group: Mapping[str, Any],
+    flavors: Sequence[FlavorQuota],
     pod_set: PodSet,
     wanted: Mapping[str, int],
     *,
     usage: Mapping[FlavorResource, int],
     borrowable: Mapping[FlavorResource, int],
-    resource_flavors: Mapping[str, Any] | None,
+    flavor_labels: FlavorLabels | None,
     stop_at_borrowing: bool,
 ) -> str:
     """The flavor of one resource group a pod set gets: the first that fits, or (unless the
     queue stops at the first that fits by borrowing) the first that fits by borrowing."""
     fallback: str | None = None
-    for flavor in group["flavors"]:
-        name = str(flavor["name"])
-        if not labels_allow(name, pod_set.node_selector, resource_flavors):
+    for flavor in flavors:
+        name = flavor.name
+        if not labels_allow(name, pod_set.node_selector, flavor_labels):
             continue
-        mode = _fit(name, _quotas(flavor), wanted, usage, borrowable)
+        mode = _fit(name, flavor, wanted, usage, borrowable)
         if mode == _FIT or (mode == _BORROW and stop_at_borrowing):
             return name
         if mode == _BORROW:
             fallback = fallback or name
     if fallback is None:
-        names = ", ".join(str(f["name"]) for f in group["flavors"])
+        names = ", ".join(f.name for f in flavors)
         raise Inadmissible(pod_set.name, f"no flavor of [{names}] has room for {wanted}")
     return fallback
 
 
 def usable_flavors(
     pod_set: PodSet,
-    cluster_queue: Mapping[str, Any],
+    queue: TeamQueue,
     *,
-    resource_flavors: Mapping[str, Any] | None = None,
+    flavor_labels: FlavorLabels | None = None,
     borrowable: Mapping[FlavorResource, int] | None = None,
 ) -> list[str]:
     """Every flavor Kueue may give this pod set on an empty cluster, in the queue's order: its
@@ -187,56 +173,55 @@ def usable_flavors(
     borrow, holds the whole pod set. (Which one it gets depends on what is in use.)"""
     total = pod_set.total
     found: list[str] = []
-    for group in cluster_queue["spec"].get("resourceGroups", []):
-        wanted = {r: v for r, v in total.items() if r in group["coveredResources"]}
+    for group in queue.groups:
+        wanted = {r: v for r, v in total.items() if r in group.covered}
         if not wanted:
             continue
-        for flavor in group["flavors"]:
-            name = str(flavor["name"])
-            if not labels_allow(name, pod_set.node_selector, resource_flavors):
+        for flavor in group.flavors:
+            if not labels_allow(flavor.name, pod_set.node_selector, flavor_labels):
                 continue
-            if _fit(name, _quotas(flavor), wanted, {}, borrowable or {}) != _NO_FIT:
-                found.append(name)
+            if _fit(flavor.name, flavor, wanted, {}, borrowable or {}) != _NO_FIT:
+                found.append(flavor.name)
     return found
 
 
+def may_borrow(quota: ResourceQuota, lendable: int) -> int:
+    """What a queue may borrow of one resource: min(borrowingLimit, what its cohort lends)."""
+    return lendable if quota.borrowing_limit is None else min(lendable, quota.borrowing_limit)
+
+
 def headroom(
-    cluster_queue: Mapping[str, Any], borrowable: Mapping[FlavorResource, int] | None = None
+    queue: TeamQueue, borrowable: Mapping[FlavorResource, int] | None = None
 ) -> dict[FlavorResource, int]:
     """The most a queue can admit per (flavor, resource) on an empty cluster: nominal quota plus
     min(borrowingLimit, what the cohort can lend)."""
     result: dict[FlavorResource, int] = {}
-    for flavor in flavor_entries(cluster_queue):
-        name = str(flavor["name"])
-        for resource, quota in _quotas(flavor).items():
-            lendable = (borrowable or {}).get((name, resource), 0)
-            if quota.borrowing_limit is not None:
-                lendable = min(lendable, quota.borrowing_limit)
-            result[(name, resource)] = quota.nominal + lendable
+    for flavor in queue.flavors:
+        for resource, quota in flavor.resources:
+            lendable = (borrowable or {}).get((flavor.name, resource), 0)
+            result[(flavor.name, resource)] = quota.nominal + may_borrow(quota, lendable)
     return result
 
 
 def flavor_assignment(
     pod_requests: Requests,
-    cluster_queue: Mapping[str, Any],
+    queue: TeamQueue,
     **options: Any,
 ) -> dict[str, str] | None:
     """resource -> flavor for one pod set's total requests; None if it cannot be admitted."""
     try:
-        return assign_pod_sets([PodSet("pods", 1, pod_requests)], cluster_queue, **options)[0]
+        return assign_pod_sets([PodSet("pods", 1, pod_requests)], queue, **options)[0]
     except Inadmissible:
         return None
 
 
-def assign_flavor(
-    pod_requests: Requests, cluster_queue: Mapping[str, Any], **options: Any
-) -> str | None:
+def assign_flavor(pod_requests: Requests, queue: TeamQueue, **options: Any) -> str | None:
     """The one flavor a pod set gets (total requests), or None if it cannot be admitted.
 
     Raises ValueError when its resources get different flavors — a pod that would carry the
     node selectors of two pools.
     """
-    assignment = flavor_assignment(pod_requests, cluster_queue, **options)
+    assignment = flavor_assignment(pod_requests, queue, **options)
     if assignment is None:
         return None
     flavors = set(assignment.values())
@@ -246,7 +231,7 @@ def assign_flavor(
 
 
 def cohort_borrowable(
-    cluster_queues: Sequence[Mapping[str, Any]],
+    queues: Sequence[TeamQueue],
     borrower: str,
     usage: Mapping[str, Mapping[FlavorResource, int]] | None = None,
 ) -> dict[FlavorResource, int]:
@@ -255,24 +240,21 @@ def cohort_borrowable(
     A queue lends its unused nominal quota, at most its lendingLimit. `usage`: queue name ->
     (flavor, resource) -> amount in use (empty: an idle cohort).
     """
-    by_name = {str(cq["metadata"]["name"]): cq for cq in cluster_queues}
-    cohort = by_name[borrower]["spec"].get("cohortName")
+    by_name = {queue.name: queue for queue in queues}
+    cohort = by_name[borrower].cohort
     lendable: dict[FlavorResource, int] = {}
     if not cohort:
         return lendable
-    for name, cq in by_name.items():
-        if name == borrower or cq["spec"].get("cohortName") != cohort:
+    for name, queue in by_name.items():
+        if name == borrower or queue.cohort != cohort:
             continue
         used = (usage or {}).get(name, {})
-        for flavor in flavor_entries(cq):
-            for entry in flavor["resources"]:
-                resource = str(entry["name"])
-                key = (str(flavor["name"]), resource)
-                nominal = parse_amount(resource, entry["nominalQuota"])
-                limit = entry.get("lendingLimit")
-                can_lend = nominal if limit is None else parse_amount(resource, limit)
+        for flavor in queue.flavors:
+            for resource, quota in flavor.resources:
+                key = (flavor.name, resource)
+                can_lend = quota.nominal if quota.lending_limit is None else quota.lending_limit
                 # Usage counts against the part a queue keeps before the part it lends.
-                kept = nominal - can_lend
+                kept = quota.nominal - can_lend
                 free = max(0, can_lend - max(0, used.get(key, 0) - kept))
                 lendable[key] = lendable.get(key, 0) + free
     return lendable
@@ -296,7 +278,7 @@ class Running:
 
 
 def preemption_reason(
-    cluster_queue: Mapping[str, Any], priority: int, victim: Running, *, fits_nominal: bool
+    queue: TeamQueue, priority: int, victim: Running, *, fits_nominal: bool
 ) -> str | None:
     """Why Kueue may preempt `victim` for a pending workload of `priority` whose ClusterQueue is
     `cluster_queue`, or None when it never may (Kueue v0.19.2 classic preemption,
@@ -312,22 +294,20 @@ def preemption_reason(
     An arriving workload is newer than a running one, so `LowerOrNewerEqualPriority` acts as
     `LowerPriority` here.
     """
-    spec = cluster_queue["spec"]
-    policy = spec.get("preemption") or {}
-    if victim.cluster_queue == cluster_queue["metadata"]["name"]:
-        allowed = _satisfies(policy.get("withinClusterQueue", "Never"), priority, victim.priority)
+    policy = queue.preemption
+    if victim.cluster_queue == queue.name:
+        allowed = _satisfies(policy.within_cluster_queue, priority, victim.priority)
         return IN_CLUSTER_QUEUE if allowed else None
-    cohort = spec.get("cohortName")
+    cohort = queue.cohort
     if not cohort or victim.cohort != cohort or not victim.borrowing:
         return None
-    if not _satisfies(policy.get("reclaimWithinCohort", "Never"), priority, victim.priority):
+    if not _satisfies(policy.reclaim_within_cohort, priority, victim.priority):
         return None
     if fits_nominal:
         return IN_COHORT_RECLAMATION
-    borrow = policy.get("borrowWithinCohort") or {}
-    threshold = borrow.get("maxPriorityThreshold")
+    threshold = policy.max_priority_threshold
     if (
-        borrow.get("policy", "Never") == "LowerPriority"
+        policy.borrow_within_cohort == "LowerPriority"
         and victim.priority < priority
         and (threshold is None or victim.priority <= threshold)
     ):
@@ -339,3 +319,12 @@ def _satisfies(policy: str, preemptor: int, victim: int) -> bool:
     if policy in ("LowerPriority", "LowerOrNewerEqualPriority"):
         return victim < preemptor
     return policy == "Any"
+
+
+def admissible(queues: Mapping[str, TeamQueue], team: str, flavor: str) -> dict[str, int]:
+    """The most of each resource a team's queue admits in one flavor on an idle cluster: its
+    nominal quota plus what it may borrow from the rest of its cohort (none without the flavor)."""
+    queue = queues[team]
+    lendable = cohort_borrowable(list(queues.values()), team)
+    room = headroom(queue, lendable)
+    return {resource: amount for (name, resource), amount in room.items() if name == flavor}

@@ -1,8 +1,9 @@
 """One stack with `multikueue`, split into what each cluster runs: pure functions of Settings.
 
-The manager holds every team's queues with the sum of the team's quota in the workers (made
-explicit here, cpu and memory included) and the workloads MultiKueue dispatches; a worker holds
-its own pools, the teams with quota there and the workloads pinned to it (`regional`).
+The manager holds every team's queues with the sum of the team's quota in the workers (each
+worker's effective quota, scheduling/queues.py, so cpu and memory are explicit) and the
+workloads MultiKueue dispatches; a worker holds its own pools, the teams with quota there and
+the workloads pinned to it (`regional`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from __future__ import annotations
 import dataclasses
 from types import MappingProxyType
 
-from manifests.capacity import effective_quota
+from scheduling.amounts import Amounts
+from scheduling.queues import effective_quota
 from settings.model import DepartmentSettings, Resources, SchedulingSettings, Settings
 from settings.multikueue_model import MultiKueueSettings, WorkerCluster
 
@@ -59,25 +61,43 @@ def worker_settings(settings: Settings, worker: WorkerCluster) -> Settings:
     )
 
 
-def manager_quota(settings: Settings) -> dict[str, dict[str, Resources]]:
-    """Each team's quota on the manager, per flavor: the sum over the workers, every resource
-    explicit (a worker's cpu/memory left out is its GPU share of that worker's nodes)."""
-    multikueue = _multikueue(settings)
-    totals: dict[str, dict[str, Resources]] = {}
-    for worker in multikueue.workers:
+def team_workers(settings: Settings) -> dict[str, tuple[str, ...]]:
+    """Per team, the workers where it has quota, in stack order."""
+    if settings.multikueue is None:
+        return {}
+    return {
+        team.name: tuple(
+            w.name for w in settings.multikueue.workers if any(w.team_quota(team.name).values())
+        )
+        for team in settings.scheduling.teams
+    }
+
+
+def worker_quotas(settings: Settings) -> dict[str, dict[str, dict[str, Amounts]]]:
+    """Per worker, per team with quota there, per flavor: the team's effective quota in that
+    worker (cpu/memory left out are its GPU share of that worker's nodes)."""
+    quotas: dict[str, dict[str, dict[str, Amounts]]] = {}
+    for worker in _multikueue(settings).workers:
         regional = worker_settings(settings, worker)
-        for team in regional.scheduling.teams:
-            per_flavor = totals.setdefault(team.name, {})
-            for flavor in worker.cluster.flavors:
-                if flavor not in team.quota:
-                    continue
-                amounts = effective_quota(team, flavor, regional)
-                before = per_flavor.get(flavor, Resources(gpu=0, cpu_millis=0, memory_bytes=0))
-                per_flavor[flavor] = Resources(
-                    gpu=(before.gpu or 0) + amounts.gpu,
-                    cpu_millis=(before.cpu_millis or 0) + amounts.cpu_millis,
-                    memory_bytes=(before.memory_bytes or 0) + amounts.memory_bytes,
-                )
+        quotas[worker.name] = {
+            team.name: {
+                flavor: effective_quota(team, flavor, regional)
+                for flavor in worker.cluster.flavors
+                if flavor in team.quota
+            }
+            for team in regional.scheduling.teams
+        }
+    return quotas
+
+
+def manager_quota(settings: Settings) -> dict[str, dict[str, Amounts]]:
+    """Each team's quota on the manager, per flavor: the sum of its quota in the workers."""
+    totals: dict[str, dict[str, Amounts]] = {}
+    for per_team in worker_quotas(settings).values():
+        for team, per_flavor in per_team.items():
+            summed = totals.setdefault(team, {})
+            for flavor, amounts in per_flavor.items():
+                summed[flavor] = summed.get(flavor, Amounts()) + amounts
     return totals
 
 
@@ -86,9 +106,14 @@ def manager_settings(settings: Settings) -> Settings:
     each team's summed quota, and only the workloads MultiKueue dispatches. Its AKS cluster is
     the stack's own `cluster` (no GPU pools): these pools are never created on it."""
     multikueue = _multikueue(settings)
-    quota = manager_quota(settings)
-    for team in settings.scheduling.teams:
-        quota.setdefault(team.name, {})
+    summed = manager_quota(settings)
+    quota = {
+        team.name: {
+            flavor: Resources(MappingProxyType(dict(amounts)))
+            for flavor, amounts in summed.get(team.name, {}).items()
+        }
+        for team in settings.scheduling.teams
+    }
     return dataclasses.replace(
         settings,
         cluster=dataclasses.replace(settings.cluster, gpu_pools=multikueue.gpu_pools),
