@@ -65,14 +65,16 @@ def test_only_autoscalers_may_patch_pods_no_worker_and_no_payload(stack: str) ->
 
 
 def test_the_shipped_stacks_run_elastic_workloads() -> None:
-    """So the test above checks an autoscaler at all: dev's and prod's batch inference."""
-    for stack in ("dev+run", "prod+run"):
+    """So the test above checks an autoscaler at all: dev's batch inference; prod's batch
+    inference and its endpoint (elastic again since the rehearsal saw one start)."""
+    expected = {"dev+run": {"vllm-batch"}, "prod+run": {"vllm-batch", "llm-serve"}}
+    for stack, elastic in expected.items():
         names = {
             m["metadata"]["labels"]["aksray.io/workload"]
             for m in _ray_objects(planned(stack))
             if ray_cluster(m).get("enableInTreeAutoscaling")
         }
-        assert names == {"vllm-batch"}, stack
+        assert names == elastic, stack
 
 
 def test_one_account_for_heads_and_workers_would_let_workers_patch_pods() -> None:
@@ -80,7 +82,8 @@ def test_one_account_for_heads_and_workers_would_let_workers_patch_pods() -> Non
     its token automounted, hands KubeRay's Role to every worker of the team."""
     result = planned("prod+run")
     objects = copy.deepcopy(_ray_objects(result))
-    (batch,) = [m for m in objects if ray_cluster(m).get("enableInTreeAutoscaling")]
+    by_workload = {m["metadata"]["labels"]["aksray.io/workload"]: m for m in objects}
+    batch = by_workload["vllm-batch"]
     head = ray_cluster(batch)["headGroupSpec"]["template"]["spec"]
     head["serviceAccountName"] = RAY_SERVICE_ACCOUNT
     del head["automountServiceAccountToken"]
@@ -93,6 +96,8 @@ def test_one_account_for_heads_and_workers_would_let_workers_patch_pods() -> Non
         if m["metadata"]["namespace"] == "training" and m["metadata"]["name"] != batch_name
     ]
     assert sorted((c.workload, c.group, c.name) for c in _patchers(objects, accounts)) == [
+        # The endpoint's own autoscaler, on its team's elastic-head account: as intended.
+        (by_workload["llm-serve"]["metadata"]["name"], "head", AUTOSCALER_CONTAINER),
         (stage, "head", "ray-head"),  # another workload of the team
         (batch_name, "gpu", "ray-worker"),
         (batch_name, "head", AUTOSCALER_CONTAINER),

@@ -59,9 +59,10 @@ def test_a_contributor_only_pipeline_creates_no_role_assignment(tmp_path: Path) 
     assert not any(ROLE in urn for urn in transitive_dependencies(result, provider))
     # The identities, their federated credentials and the service account annotations stay.
     assert len(result.by_type("azure-native:managedidentity:UserAssignedIdentity")) == 4
-    # One per team, and one more for the training team's elastic heads (vllm-batch).
-    assert result.settings.elastic_teams == {"training"}
-    assert len(result.by_type("azure-native:managedidentity:FederatedIdentityCredential")) == 5
+    # One per team, and one more for each team's elastic heads: training (vllm-batch) and
+    # serving (llm-serve).
+    assert result.settings.elastic_teams == {"training", "serving"}
+    assert len(result.by_type("azure-native:managedidentity:FederatedIdentityCredential")) == 6
 
 
 def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
