@@ -2,11 +2,21 @@
 
 import pulumi
 
+from components.multikueue_platform import MultiKueuePlatform
 from components.platform import Platform
 from settings.load import huggingface_token, load_settings
 
 settings = load_settings()  # validates everything before the first resource exists
-platform = Platform("aksray", settings, huggingface_token=huggingface_token())
+if settings.multikueue is None:
+    platform = Platform("aksray", settings, huggingface_token=huggingface_token())
+else:
+    # A manager cluster that dispatches to worker clusters in other regions (docs/multikueue.md).
+    federation = MultiKueuePlatform("aksray", settings, huggingface_token=huggingface_token())
+    platform = federation.manager
+    pulumi.export(
+        "workerClusters",
+        {w: worker.cluster.cluster_name for w, worker in federation.workers.items()},
+    )
 
 pulumi.export("clusterName", platform.cluster.cluster_name)
 pulumi.export("teamNamespaces", [team.namespace for team in settings.scheduling.teams])

@@ -269,6 +269,19 @@ def _run(args: argparse.Namespace) -> int:
         _print_errors(problems, sys.stderr)
         return EXIT_PROBLEMS
 
+    if args.command == "render" and result.settings.multikueue is not None:
+        from aksray.multikueue_render import write_multikueue_render
+
+        try:
+            count, _ = write_multikueue_render(result, args.out)
+        except OSError as exc:
+            _print_errors(
+                [f"--out {args.out}: cannot write there ({exc.strerror}); name a directory"],
+                sys.stderr,
+            )
+            return EXIT_PROBLEMS
+        print(f"wrote {count} Kubernetes documents in one folder per cluster under {args.out}")
+        return EXIT_OK
     if args.command == "render":
         from aksray.render import write_render
 
@@ -315,6 +328,15 @@ def _write_full_plan(path: Path, text: str) -> bool:
 
 
 def _plan(result: RunResult, args: argparse.Namespace) -> int:
+    if result.settings is not None and result.settings.multikueue is not None:
+        from aksray.multikueue_cli import plan_multikueue
+
+        full_plan: Path | None = args.full_plan
+        return plan_multikueue(
+            result,
+            args.format,
+            write_full_plan=None if full_plan is None else lambda t: _write_full_plan(full_plan, t),
+        )
     from aksray.checks import run_checks
     from aksray.graph import critical_path
     from aksray.model import plan

@@ -50,6 +50,10 @@ SCRAPE_LABEL_LIMITS: Final = {
     "labelValueLengthLimit": 1023,
 }
 
+# Federated identity credentials one user-assigned managed identity may hold (Azure's limit):
+# with MultiKueue each worker cluster's OIDC issuer adds credentials to every team identity.
+MAX_FEDERATED_CREDENTIALS_PER_IDENTITY: Final = 20
+
 # AKS: at most 100 node pools per cluster (Microsoft Learn, "Quotas, virtual machine size
 # restrictions, and region availability in AKS": maximum node pools per cluster, 100). This
 # stack creates the system pool, the CPU pool and one pool per GPU pool.

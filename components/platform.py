@@ -13,7 +13,7 @@ from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
 from settings.blob_access import blob_grants
-from settings.model import Settings
+from settings.model import ClusterSettings, Settings
 
 
 class Platform(pulumi.ComponentResource):
@@ -31,13 +31,16 @@ class Platform(pulumi.ComponentResource):
         settings: Settings,
         *,
         huggingface_token: pulumi.Output[str] | None = None,
+        cluster: ClusterSettings | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`huggingface_token`: the stack's token as a Pulumi secret, or None."""
+        """`huggingface_token`: the stack's token as a Pulumi secret, or None. `cluster`: the
+        AKS cluster to create when it is not `settings.cluster` (a MultiKueue manager, whose
+        settings carry its workers' pools as flavors)."""
         super().__init__("aksray:platform:Platform", name, None, opts)
         self.cluster = AksCluster(
             f"{name}-cluster",
-            settings.cluster,
+            cluster or settings.cluster,
             location=settings.location,
             stack=settings.stack,
             metrics_addon=settings.observability.enabled and settings.cluster.mode == "aks",

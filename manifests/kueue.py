@@ -131,26 +131,31 @@ def flavor_quotas(team: TeamSettings, flavor: str, settings: Settings) -> dict[s
 
 def serialise_cluster_queue(queue: TeamQueue, department: str) -> dict[str, Any]:
     """The ClusterQueue object of a typed queue: written out, nothing computed."""
+    spec: dict[str, Any] = {
+        "cohortName": queue.cohort,
+        # Only the team's own namespace may submit to its queue.
+        "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: queue.namespace}},
+        "queueingStrategy": queue.queueing_strategy,
+        "preemption": dict(PREEMPTION),
+        "flavorFungibility": dict(FLAVOR_FUNGIBILITY),
+        "resourceGroups": [
+            {
+                "coveredResources": list(queue.covered),
+                "flavors": [flavor_entry(flavor) for flavor in queue.flavors],
+            }
+        ],
+    }
+    if queue.admission_checks:
+        spec["admissionChecksStrategy"] = {
+            "admissionChecks": [{"name": name} for name in queue.admission_checks]
+        }
     return {
         "apiVersion": KUEUE_API_VERSION,
         "kind": "ClusterQueue",
         "metadata": _metadata(
             queue.name, **{"aksray.io/team": queue.name, "aksray.io/department": department}
         ),
-        "spec": {
-            "cohortName": queue.cohort,
-            # Only the team's own namespace may submit to its queue.
-            "namespaceSelector": {"matchLabels": {NAMESPACE_NAME_LABEL: queue.namespace}},
-            "queueingStrategy": queue.queueing_strategy,
-            "preemption": dict(PREEMPTION),
-            "flavorFungibility": dict(FLAVOR_FUNGIBILITY),
-            "resourceGroups": [
-                {
-                    "coveredResources": list(queue.covered),
-                    "flavors": [flavor_entry(flavor) for flavor in queue.flavors],
-                }
-            ],
-        },
+        "spec": spec,
     }
 
 

@@ -8,7 +8,9 @@ Between settings/ (what the stack file says) and manifests/ (the objects that ge
 - queues.py: each team's ClusterQueue with its effective quota per flavor, and the one reader of
   a recorded ClusterQueue back into that type;
 - admission.py: Kueue's admission (flavor assignment, borrowing, preemption), stamped with the
-  one Kueue release it models.
+  one Kueue release it models;
+- multikueue.py: a stack with `multikueue` split into what each cluster runs, the manager's
+  quota per team being the sum of the workers' effective quotas.
 
 The Kueue builders serialise these types without arithmetic; the planner and the rehearsal read
 them instead of re-deriving quotas or borrowing.

@@ -95,6 +95,9 @@ class TeamQueue:
     preemption: Preemption
     when_can_borrow: str = "MayStopSearch"
     when_can_preempt: str = "TryNextFlavor"
+    # AdmissionChecks every admission waits for (a MultiKueue manager's dispatch); none: admitted
+    # once quota is reserved.
+    admission_checks: tuple[str, ...] = ()
 
     @property
     def covered(self) -> tuple[str, ...]:
@@ -122,6 +125,12 @@ TEAM_PREEMPTION: Final = Preemption(
 )
 WHEN_CAN_BORROW: Final = "MayStopSearch"
 WHEN_CAN_PREEMPT: Final = "TryNextFlavor"
+
+
+def multikueue_check(team: str) -> str:
+    """The AdmissionCheck a MultiKueue manager's queue of `team` waits for: dispatch to a
+    worker (manifests/multikueue.py creates it, with the team's MultiKueueConfig)."""
+    return f"multikueue-{team}"
 
 
 def _given(resources: Resources | None, resource: str) -> int | None:
@@ -205,6 +214,8 @@ def team_queue(team: TeamSettings, settings: Settings) -> TeamQueue:
         preemption=TEAM_PREEMPTION,
         when_can_borrow=WHEN_CAN_BORROW,
         when_can_preempt=WHEN_CAN_PREEMPT,
+        # A manager's queue admits only once MultiKueue has found a worker (docs/multikueue.md).
+        admission_checks=(multikueue_check(team.name),) if settings.multikueue is not None else (),
     )
 
 
@@ -221,7 +232,8 @@ def read_cluster_queue(obj: Mapping[str, Any]) -> TeamQueue:
     """THE reader of a ClusterQueue object (as recorded or as on a cluster) into a TeamQueue.
 
     Every resource group's flavors are read in order (the stack writes one group); quantities
-    come back in canonical units; omitted policies take Kueue's defaults.
+    come back in canonical units; omitted policies take Kueue's defaults; admission checks are
+    read from either of Kueue's two fields (`admissionChecks`, `admissionChecksStrategy`).
     """
     spec = obj["spec"]
     groups = spec.get("resourceGroups") or []
@@ -250,7 +262,14 @@ def read_cluster_queue(obj: Mapping[str, Any]) -> TeamQueue:
         ),
         when_can_borrow=str(fungibility.get("whenCanBorrow", "MayStopSearch")),
         when_can_preempt=str(fungibility.get("whenCanPreempt", "TryNextFlavor")),
+        admission_checks=_admission_checks(spec),
     )
+
+
+def _admission_checks(spec: Mapping[str, Any]) -> tuple[str, ...]:
+    strategy = (spec.get("admissionChecksStrategy") or {}).get("admissionChecks") or []
+    names = [str(rule["name"]) for rule in strategy]
+    return tuple(names or (str(name) for name in spec.get("admissionChecks") or []))
 
 
 def _flavor(flavor: Mapping[str, Any]) -> FlavorQuota:

@@ -34,7 +34,7 @@ IGNORED_PROVIDER_SETTINGS: Final = {
 }
 # Keys whose value is a map or list in the stack file: Pulumi hands them over as JSON text.
 _STRUCTURED_KEYS: Final = frozenset(
-    {"cluster", "storage", "scheduling", "workloads", "operators", "observability"}
+    {"cluster", "storage", "scheduling", "workloads", "operators", "observability", "multikueue"}
 )
 
 

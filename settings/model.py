@@ -10,12 +10,15 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final, Literal
+from typing import TYPE_CHECKING, Final, Literal
 
 from catalog.pools import CPU_POOL_NAME
 from catalog.versions import ChartSource
 from catalog.vm_sizes import VM_SIZES
 from workloads.catalog import WORKLOADS
+
+if TYPE_CHECKING:  # the MultiKueue model builds on this one
+    from settings.multikueue_model import MultiKueueSettings
 
 ClusterMode = Literal["aks", "existing"]
 CLUSTER_MODES: Final[tuple[ClusterMode, ...]] = ("aks", "existing")
@@ -301,6 +304,8 @@ class Settings:
     workloads: tuple[WorkloadSettings, ...]
     operators: OperatorSettings
     observability: ObservabilitySettings
+    # Worker clusters behind this one (settings/multikueue_model.py); None: one cluster.
+    multikueue: MultiKueueSettings | None = None
     # The Hugging Face token is not data of the model: settings/load.py hands it to the program
     # as a Pulumi secret (`huggingface_token()`), once the settings have validated it.
 

@@ -18,6 +18,7 @@ from settings.defaults import DEFAULT_LOCATION
 from settings.deployable import check_deployable
 from settings.errors import Problem, SettingsError, shown
 from settings.model import ClusterSettings, Settings, StorageSettings
+from settings.multikueue import MULTIKUEUE_KEYS, parse_multikueue
 from settings.observability import OBSERVABILITY_KEYS, parse_observability
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
@@ -34,6 +35,7 @@ TOP_LEVEL_KEYS: Final = (
     "operators",
     "observability",
     "huggingfaceToken",
+    "multikueue",
 )
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
 
@@ -79,6 +81,15 @@ def parse_settings(
     observability = parse_observability(
         top.mapping("observability", OBSERVABILITY_KEYS), problems, cluster
     )
+    multikueue = parse_multikueue(
+        top.mapping("multikueue", MULTIKUEUE_KEYS),
+        problems,
+        stack=stack,
+        manager=cluster,
+        scheduling=scheduling,
+        workloads=workloads,
+        operators=operators,
+    )
     _check_token(top, raw, secret_keys)
     if problems:
         raise SettingsError(problems)
@@ -92,6 +103,7 @@ def parse_settings(
         workloads=workloads,
         operators=operators,
         observability=observability,
+        multikueue=multikueue,
     )
 
 

@@ -74,7 +74,7 @@ def test_unknown_stack_names_the_known_ones() -> None:
     assert run.code == 1
     assert run.error_lines == [
         "error: --stack staging: no stack file Pulumi.staging.yaml in stacks/; stacks are dev, "
-        "local, prod (or pass --config FILE)"
+        "local, multiregion, prod (or pass --config FILE)"
     ]
 
 

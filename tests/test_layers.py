@@ -146,14 +146,15 @@ AKSRAY_MODULES: Final = {
     ),
     "planner": (
         "model.py", "objects.py", "checks/", "demand.py", "graph.py", "cost.py", "monitoring.py",
-        "preflight.py",
+        "preflight.py", "multikueue_plan.py",
     ),
     "presenters": (
         "report.py", "markdown.py", "mermaid.py", "tables.py", "tree.py", "render.py",
         "folding.py", "departments.py", "cluster_summary.py", "storage_summary.py",
+        "multikueue_report.py", "multikueue_render.py",
     ),
     "rehearse": ("rehearse/",),
-    "cli": ("cli.py", "rehearse/__main__.py"),
+    "cli": ("cli.py", "rehearse/__main__.py", "multikueue_cli.py"),
 }  # fmt: skip
 
 

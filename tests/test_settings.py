@@ -405,7 +405,7 @@ def test_settings_error_is_a_pulumi_run_error_with_one_line_per_problem() -> Non
     raises it as a pulumi.RunError, which `pulumi up` prints without a traceback."""
     expected = [
         "zzz: unknown key; known keys here: location, cluster, storage, scheduling, "
-        "workloads, operators, observability, huggingfaceToken",
+        "workloads, operators, observability, huggingfaceToken, multikueue",
         "location: 'X' is not valid: an Azure region name such as eastus2 or westeurope",
     ]
     with pytest.raises(SettingsError) as parsed:

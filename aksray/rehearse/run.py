@@ -101,6 +101,15 @@ def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
     """Run the program offline on the rehearsal stack: what it registers, or every problem."""
     from aksray.runner import run_program
 
+    if stack.get("multikueue"):
+        # The rig is one cluster; played as one, a manager has no pools and no quota.
+        raise InvalidConfigError(
+            [
+                "error: multikueue: the rehearsal plays one cluster and cannot play a MultiKueue "
+                "manager with its workers yet; `aksray plan` checks such a stack "
+                "(docs/multikueue.md)"
+            ]
+        )
     path = run_dir / f"Pulumi.{name}.yaml"
     config = {"config": rehearsal_config(stack, KUBECONFIG_CONTEXT)}
     path.write_text(yaml.safe_dump(config), encoding="utf-8")

@@ -1,0 +1,204 @@
+"""One MultiKueue worker: its own AKS cluster in its region, with operators, the teams that
+have quota there, their queues, the workloads pinned to it, and the account the manager uses."""
+
+from __future__ import annotations
+
+from base64 import b64decode
+from collections.abc import Collection
+
+import pulumi
+import pulumi_kubernetes as k8s
+from pulumi_azure_native import managedidentity
+
+from catalog.versions import KAI_API_VERSION, KUEUE, KUEUE_API_VERSION, RAY_API_VERSION
+from components.cluster import AksCluster
+from components.k8s_objects import create_object
+from components.multikueue_support import DispatchedWorkloadSupport
+from components.namespaces import TeamNamespaces
+from components.operators import ClusterOperators
+from components.queues import SchedulingQueues
+from components.storage import BlobStorage
+from components.workloads import RayWorkloads
+from manifests.identity import team_identities
+from manifests.multikueue import TOKEN_SECRET, kubeconfig_text, server_of, worker_access_objects
+from settings.model import Settings, WorkloadSettings
+
+
+class MultiKueueWorker(pulumi.ComponentResource):
+    cluster: AksCluster
+    namespaces: TeamNamespaces
+    operators: ClusterOperators
+    queues: SchedulingQueues
+    workloads: RayWorkloads
+    support: DispatchedWorkloadSupport  # what dispatched jobs' pods need here
+    kubeconfig: pulumi.Output[str]  # for the manager: a Pulumi secret
+
+    def __init__(
+        self,
+        name: str,
+        worker: str,
+        settings: Settings,
+        *,
+        storage: BlobStorage | None,
+        kinds: Collection[str],
+        federation_chain: dict[str, pulumi.Resource],
+        dispatched: tuple[WorkloadSettings, ...] = (),
+        huggingface_token: pulumi.Output[str] | None = None,
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """`settings`: the worker's own (scheduling/multikueue.py `worker_settings`);
+        `storage`: the stack's one Blob account and the teams' identities (in the manager's
+        region), which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
+        the identity's last federated credential so far, which this worker's chain after (Azure
+        rejects concurrent credential writes to one identity), updated here; `dispatched`: the
+        submitted workloads MultiKueue may send here (their code, policy and token go here)."""
+        super().__init__("aksray:platform:MultiKueueWorker", name, None, opts)
+        child = pulumi.ResourceOptions(parent=self)
+        self.cluster = AksCluster(
+            f"{name}-cluster",
+            settings.cluster,
+            location=settings.location,
+            stack=settings.stack,
+            opts=child,
+        )
+        teams = settings.scheduling.teams
+        credentials = self._federation(name, settings, storage, federation_chain)
+        self.namespaces = TeamNamespaces(
+            f"{name}-teams",
+            teams,
+            provider=self.cluster.provider,
+            identities={t.name: storage.identities[t.name] for t in teams} if storage else None,
+            elastic_teams=settings.elastic_teams,
+            opts=pulumi.ResourceOptions(parent=self, depends_on=credentials),
+        )
+        self._operators_and_jobs(name, settings, storage, huggingface_token)
+        self.support = DispatchedWorkloadSupport(
+            f"{name}-dispatched",
+            settings,
+            dispatched,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            huggingface_token=huggingface_token,
+            opts=child,
+        )
+        self.kubeconfig = self._manager_access(name, worker, kinds)
+        self.register_outputs({"clusterName": self.cluster.cluster_name})
+
+    def _operators_and_jobs(
+        self,
+        name: str,
+        settings: Settings,
+        storage: BlobStorage | None,
+        huggingface_token: pulumi.Output[str] | None,
+    ) -> None:
+        """Operators, queues and the regional workloads, as a one-cluster Platform has them."""
+        child = pulumi.ResourceOptions(parent=self)
+        self.operators = ClusterOperators(
+            f"{name}-operators", settings, provider=self.cluster.provider, opts=child
+        )
+        self.queues = SchedulingQueues(
+            f"{name}-queues",
+            settings,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            kueue=self.operators.release_for(KUEUE_API_VERSION),
+            kai=self.operators.release_for(KAI_API_VERSION),
+            kai_webhook=self.operators.kai_queue_webhook,
+            opts=child,
+        )
+        self.workloads = RayWorkloads(
+            f"{name}-workloads",
+            settings,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            storage_account=storage.account_name if storage else None,
+            queues=self.queues,
+            huggingface_token=huggingface_token,
+            ready=[
+                r
+                for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))
+                if r is not None
+            ],
+            opts=child,
+        )
+
+    def _federation(
+        self,
+        name: str,
+        settings: Settings,
+        storage: BlobStorage | None,
+        chain_after: dict[str, pulumi.Resource],
+    ) -> list[pulumi.Resource]:
+        """Each team's identity trusts this cluster's issuer too: one more credential per
+        service account (docs/multikueue.md counts them against Azure's 20 per identity)."""
+        issuer = self.cluster.oidc_issuer_url
+        if issuer is None or storage is None:
+            return []
+        plans = team_identities(
+            settings.stack,
+            ((t.name, t.namespace) for t in settings.scheduling.teams),
+            settings.elastic_teams,
+        )
+        created: list[pulumi.Resource] = []
+        for plan in plans:
+            identity = storage.managed_identities[plan.team]
+            chain: list[pulumi.Resource] = (
+                [chain_after[plan.team]] if plan.team in chain_after else []
+            )
+            for credential in plan.credentials:
+                # Azure rejects concurrent credential writes to one identity: chained.
+                resource = managedidentity.FederatedIdentityCredential(
+                    f"{name}-{plan.team}-federation-{credential.account}",
+                    resource_group_name=storage.resource_group_name,
+                    resource_name_=identity.name,
+                    federated_identity_credential_resource_name=(
+                        f"{credential.name}-{settings.stack}"
+                    ),
+                    issuer=issuer,
+                    subject=credential.subject,
+                    audiences=list(credential.audiences),
+                    opts=pulumi.ResourceOptions(parent=self, depends_on=chain[-1:]),
+                )
+                chain.append(resource)
+                created.append(resource)
+                chain_after[plan.team] = resource
+        return created
+
+    def _manager_access(self, name: str, worker: str, kinds: Collection[str]) -> pulumi.Output[str]:
+        """The manager's account here, and the kubeconfig holding its token, a Pulumi secret."""
+        kueue = self.operators.release_for(KUEUE_API_VERSION)
+        opts = pulumi.ResourceOptions(
+            parent=self, provider=self.cluster.provider, depends_on=[kueue] if kueue else []
+        )
+        created = [
+            create_object(f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, opts)
+            for o in worker_access_objects(kinds)
+        ]
+        # Read back once Kubernetes has filled in the token. The id is the created Secret's:
+        # unknown in a preview before it exists, where the read then waits instead of failing.
+        created_token = created[-1]
+        token_id = created_token.id.apply(lambda _: f"{KUEUE.namespace}/{TOKEN_SECRET}")
+        token_secret = k8s.core.v1.Secret.get(
+            f"{name}-manager-token",
+            token_id,
+            opts=pulumi.ResourceOptions(
+                parent=self, provider=self.cluster.provider, depends_on=created
+            ),
+        )
+        server = (self.cluster.kubeconfig or pulumi.Output.from_input("")).apply(
+            lambda text: server_of(text) if text else ""
+        )
+        kubeconfig = pulumi.Output.all(server, token_secret.data).apply(
+            lambda values: kubeconfig_text(
+                worker=worker,
+                server=values[0],
+                ca_data=(values[1] or {}).get("ca.crt", ""),
+                token=_decoded((values[1] or {}).get("token", "")),
+            )
+        )
+        return pulumi.Output.secret(kubeconfig)
+
+
+def _decoded(data: str) -> str:
+    """A Secret's `data` value (base64) as text."""
+    return b64decode(data).decode() if data else ""

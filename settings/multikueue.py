@@ -1,0 +1,285 @@
+"""`multikueue`: worker clusters in named regions that a manager cluster dispatches jobs to.
+
+The stack's own `cluster` and `location` become the manager: it holds every team's queues, with
+Kueue's MultiKueue admission check, and runs no job. Each worker is an AKS cluster of its own
+(pools, operators, team namespaces and queues) with each team's quota in it; the manager's
+quota per team is their sum, computed, never typed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+from catalog.azure import MAX_STACK_NAME_LENGTH
+from settings.catalogues import check_kubernetes_version, close_regions
+from settings.cluster import CLUSTER_KEYS, parse_cluster
+from settings.deployable import (
+    check_gpu_sizes_offered,
+    check_node_pool_count,
+    check_operators_on_new_cluster,
+    check_retired_sizes,
+)
+from settings.errors import Problem
+from settings.model import (
+    ClusterSettings,
+    OperatorSettings,
+    Resources,
+    SchedulingSettings,
+    WorkloadSettings,
+)
+from settings.multikueue_model import MultiKueueSettings, WorkerCluster, worker_path
+from settings.quotas import parse_resources
+from settings.reader import Section, choices_text, describe, join
+
+MULTIKUEUE_KEYS: Final = ("workers", "regional")
+_WORKER_KEYS: Final = ("name", "location", "cluster", "quota")
+# A worker's name joins the stack's in its Azure names (`<stack>-<worker>`, manifests/aks.py)
+# and names its MultiKueueCluster: a short DNS label.
+_WORKER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,10}[a-z0-9])?\Z")
+_LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
+# Kueue v0.19.2 refuses in-tree Ray autoscaling on a MultiKueue-managed RayCluster ("MultiKueue
+# does not support Ray autoscaling yet"), and only its RayCluster adapter syncs elastic replicas.
+ELASTIC_LIMIT: Final = (
+    "MultiKueue (Kueue v0.19.2) does not dispatch an elastic Ray workload: it does not support "
+    "Ray autoscaling across clusters"
+)
+
+
+def parse_multikueue(
+    section: Section | None,
+    problems: list[Problem],
+    *,
+    stack: str,
+    manager: ClusterSettings,
+    scheduling: SchedulingSettings,
+    workloads: tuple[WorkloadSettings, ...],
+    operators: OperatorSettings,
+) -> MultiKueueSettings | None:
+    """The workers and regional workloads, or None when the stack has no `multikueue`."""
+    if section is None:
+        return None
+    workers = _workers(section, stack, scheduling)
+    _check_workers_deployable(workers, operators, problems)
+    names = tuple(worker.name for worker in workers)
+    regional = _regional(section, names, workloads)
+    _check_regional_quota(section, workers, workloads, regional)
+    _check_manager(section, manager, scheduling)
+    _check_flavors_agree(section, workers)
+    _check_elastic_regional(section, workloads, regional)
+    return MultiKueueSettings(workers=workers, regional=MappingProxyType(regional))
+
+
+def _workers(
+    section: Section, stack: str, scheduling: SchedulingSettings
+) -> tuple[WorkerCluster, ...]:
+    entries = list(section.items("workers"))
+    if not entries:
+        section.problem(
+            join(section.path, "workers"),
+            "is required: list at least one worker cluster (name, location, cluster, quota)",
+        )
+    workers: list[WorkerCluster] = []
+    seen: dict[str, str] = {}
+    for path, raw in entries:
+        entry = section.child(path, raw, _WORKER_KEYS)
+        if entry is None:
+            continue
+        worker = _worker(entry, stack, scheduling)
+        if worker.name in seen:
+            entry.problem(
+                join(path, "name"),
+                f"duplicate worker name {worker.name!r} (also {seen[worker.name]})",
+            )
+        elif worker.name:
+            seen[worker.name] = path
+        workers.append(worker)
+    return tuple(workers)
+
+
+def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> WorkerCluster:
+    longest = MAX_STACK_NAME_LENGTH - len(stack) - 1
+    name = entry.string(
+        "name",
+        required=True,
+        pattern=_WORKER_NAME,
+        hint="1-12 lowercase letters, digits and '-', starting with a letter, e.g. weu",
+    )
+    if name and len(name) > longest:
+        entry.problem(
+            join(entry.path, "name"),
+            f"{name!r} is too long for this stack: '<stack>-<worker>' names the worker's Azure "
+            f"resources and may have at most {MAX_STACK_NAME_LENGTH} characters; use at most "
+            f"{max(longest, 0)} characters",
+        )
+    location = entry.string(
+        "location",
+        required=True,
+        pattern=_LOCATION,
+        hint="the worker's Azure region, such as westeurope or swedencentral",
+    )
+    guesses = close_regions(location) if location else []
+    if guesses:
+        entry.problem(
+            join(entry.path, "location"),
+            f"{location!r} is not an Azure region; did you mean "
+            f"{' or '.join(repr(g) for g in guesses)}?",
+        )
+    raw_cluster = entry.mapping("cluster", CLUSTER_KEYS)
+    if raw_cluster is None:
+        entry.problem(join(entry.path, "cluster"), "is required: the worker's node pools")
+    cluster = parse_cluster(
+        raw_cluster or Section({}, join(entry.path, "cluster"), [], ()), entry.problems
+    )
+    if cluster.mode != "aks":
+        entry.problem(
+            join(entry.path, "cluster.mode"),
+            "a worker is an AKS cluster the stack creates; remove mode or set it to aks",
+        )
+    return WorkerCluster(
+        name=name,
+        location=location,
+        cluster=cluster,
+        quota=MappingProxyType(_worker_quota(entry, cluster, scheduling)),
+    )
+
+
+def _worker_quota(
+    entry: Section, cluster: ClusterSettings, scheduling: SchedulingSettings
+) -> dict[str, Mapping[str, Resources]]:
+    """`quota: {<team>: {<flavor>: {gpu, cpu, memory}}}` against the worker's own pools."""
+    per_team = entry.mapping("quota", None)
+    if per_team is None:
+        return {}
+    teams = tuple(team.name for team in scheduling.teams)
+    quota: dict[str, Mapping[str, Resources]] = {}
+    for team, amounts in per_team.value.items():
+        path = join(per_team.path, str(team))
+        if team not in teams:
+            entry.problem(
+                path,
+                f"no team {team!r} in scheduling.departments; teams are "
+                f"{choices_text(str(team), teams)}",
+            )
+            continue
+        holder = Section({str(team): amounts}, per_team.path, entry.problems, (str(team),))
+        quota[str(team)] = MappingProxyType(parse_resources(holder, str(team), cluster.flavors))
+    return quota
+
+
+def _regional(
+    section: Section, workers: tuple[str, ...], workloads: tuple[WorkloadSettings, ...]
+) -> dict[str, str]:
+    regional = section.mapping("regional", None)
+    if regional is None:
+        return {}
+    known = tuple(w.name for w in workloads)
+    result: dict[str, str] = {}
+    for workload, worker in regional.value.items():
+        path = join(regional.path, str(workload))
+        if workload not in known:
+            section.problem(
+                path,
+                f"no workload {workload!r}; workloads are {choices_text(str(workload), known)}",
+            )
+        elif not isinstance(worker, str) or worker not in workers:
+            section.problem(
+                path,
+                f"must name a worker of multikueue.workers, got {describe(worker)}; workers are "
+                f"{choices_text(str(worker), workers)}",
+            )
+        else:
+            result[str(workload)] = worker
+    return result
+
+
+def _check_regional_quota(
+    section: Section,
+    workers: tuple[WorkerCluster, ...],
+    workloads: tuple[WorkloadSettings, ...],
+    regional: Mapping[str, str],
+) -> None:
+    """A workload pinned to a worker runs in its team's queue there: the team needs quota."""
+    quota = {worker.name: worker.quota for worker in workers}
+    for workload in workloads:
+        worker = regional.get(workload.name)
+        if worker is not None and not quota.get(worker, {}).get(workload.team):
+            section.problem(
+                join(section.path, f"regional.{workload.name}"),
+                f"team {workload.team} has no quota in worker {worker}, so {workload.name} "
+                f"could never run there; give it quota in that worker's quota.{workload.team} "
+                "or name a worker it has quota in",
+            )
+
+
+def _check_manager(
+    section: Section, manager: ClusterSettings, scheduling: SchedulingSettings
+) -> None:
+    """The manager runs no job: no GPU pools, and no quota typed on it."""
+    if manager.gpu_pools:
+        section.problem(
+            "cluster.gpuPools",
+            "with multikueue the stack's cluster is the manager, which runs no job; move its GPU "
+            "pools to multikueue.workers[*].cluster.gpuPools and remove them here",
+        )
+    for team in scheduling.teams:
+        if team.quota or team.borrowing_limit or team.lending_limit:
+            section.problem(
+                join(scheduling.team_path(team.name), "quota"),
+                "with multikueue a team's quota on the manager is the sum of its quota in the "
+                "workers, computed; set it per worker in "
+                f"multikueue.workers[*].quota.{team.name} and remove it (and any limits) here",
+            )
+
+
+def _check_flavors_agree(section: Section, workers: tuple[WorkerCluster, ...]) -> None:
+    """A flavor is one kind of node: pools of one name have one VM size in every worker."""
+    first: dict[str, tuple[str, str]] = {}
+    for index, worker in enumerate(workers):
+        for pool in worker.cluster.gpu_pools:
+            # `cluster.gpuPools[<i>]` of the worker, under the worker's path.
+            path = f"{worker_path(index)}.{worker.cluster.pool_path(pool.name)}"
+            if pool.name not in first:
+                first[pool.name] = (pool.vm_size, path)
+            elif first[pool.name][0] != pool.vm_size:
+                vm_size, other = first[pool.name]
+                section.problem(
+                    join(path, "vmSize"),
+                    f"pool {pool.name!r} is {vm_size} at {other}: a flavor (pool name) means one "
+                    "VM size in every worker, the manager's quota adds them up; rename one pool",
+                )
+
+
+def _check_workers_deployable(
+    workers: tuple[WorkerCluster, ...], operators: OperatorSettings, problems: list[Problem]
+) -> None:
+    """What `pulumi up` would fail on halfway in a worker (settings/deployable.py), in the
+    worker's own region: a GPU size its region does not offer, a retired size, too many pools,
+    a Kubernetes version AKS no longer creates (at the worker's path); and operators.install
+    false, since every worker is a new cluster (once, at that key)."""
+    for index, worker in enumerate(workers):
+        found: list[Problem] = []
+        check_kubernetes_version(worker.cluster, found)
+        check_retired_sizes(worker.cluster, found)
+        check_node_pool_count(worker.cluster, found)
+        if worker.location:
+            check_gpu_sizes_offered(worker.location, worker.cluster, found)
+        problems += [Problem(f"{worker_path(index)}.{p.path}", p.message) for p in found]
+        shared: list[Problem] = []
+        check_operators_on_new_cluster(worker.cluster, operators, shared)
+        problems += [p for p in shared if p not in problems]
+
+
+def _check_elastic_regional(
+    section: Section, workloads: tuple[WorkloadSettings, ...], regional: Mapping[str, str]
+) -> None:
+    for workload in workloads:
+        if workload.enabled and workload.elastic and workload.name not in regional:
+            section.problem(
+                join(section.path, f"regional.{workload.name}"),
+                f"{workload.name} is elastic ({workload.min_workers}..{workload.max_workers} "
+                f"workers) and {ELASTIC_LIMIT}; name the worker it runs in here, or give it a "
+                "fixed size (max equal to min)",
+            )
