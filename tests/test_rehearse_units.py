@@ -363,3 +363,19 @@ def test_the_rig_keeps_sampling_while_pulumi_up_waits() -> None:
 
     assert sample_while(observer, up, interval=0.1) == 12.5  # type: ignore[arg-type]
     assert observer.samples >= 3
+
+
+def test_a_rehearsals_folder_name_is_a_valid_node_label_value(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The run folder's name labels the rehearsal's Nodes; a name ending in mkdtemp's `_` made
+    the apiserver refuse the first Node (422)."""
+    import re
+    import tempfile
+
+    from aksray.rehearse.controlplane import rig_run_dir
+
+    label_value = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?\Z")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    names = [rig_run_dir().name for _ in range(200)]
+    assert all(label_value.match(name) and len(name) <= 63 for name in names)

@@ -284,9 +284,11 @@ def start_controllers(
 
 
 def rig_run_dir() -> Path:
+    """A new folder for one rehearsal. Its name also labels the rehearsal's Nodes, so it must be
+    a valid label value: mkdtemp's random part may end in `_`, hence a closing letter."""
     base = Path(tempfile.gettempdir()) / "aksray-rehearse"
     base.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), dir=base))
+    return Path(tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"), suffix="-r", dir=base))
 
 
 def remove_run_data(run_dir: Path) -> None:
