@@ -107,6 +107,56 @@ def test_pods_of_an_admitted_slice_are_admitted_while_a_bigger_slice_waits() -> 
     ].detail
 
 
+TEAM_QUEUE = {
+    "metadata": {"name": NS},
+    "spec": {
+        "resourceGroups": [
+            {
+                "coveredResources": ["nvidia.com/gpu"],
+                "flavors": [
+                    {"name": "a100", "resources": [{"name": "nvidia.com/gpu", "nominalQuota": 4}]}
+                ],
+            }
+        ]
+    },
+}
+
+
+def replacement(name: str, workers: int, replaces: str) -> dict[str, Any]:
+    """A scale-up's slice, admitted, naming the slice it replaces the way Kueue's job
+    reconciler does (`namespace/name`)."""
+    workload = slice_(name, workers, state="admitted")
+    workload["metadata"]["annotations"]["kueue.x-k8s.io/workload-slice-replacement-for"] = (
+        f"{NS}/{replaces}"
+    )
+    return workload
+
+
+def quota_verdict(workloads: list[dict[str, Any]]) -> Any:
+    observer = Observer(kube=None, namespaces=(NS,))  # type: ignore[arg-type]
+    current = sample(1.0, workloads, RUNNING_AT_ONE)
+    observer._check(Sample(**{**current.__dict__, "queues": {NS: TEAM_QUEUE}}))
+    return observer.verdicts["admitted-within-quota"]
+
+
+def test_a_slice_its_admitted_replacement_names_holds_no_quota() -> None:
+    """Kueue admits a scale-up's new slice (the whole new size) and finishes the old slice in a
+    second write: a sample between the two sees both QuotaReserved. Kueue's own accounting
+    counts only the replacement (the old slice is its preemption target), and so do we."""
+    between = [slice_("wl-1", 2, state="admitted"), replacement("wl-2", 4, replaces="wl-1")]
+    assert quota_verdict(between).held, quota_verdict(between).detail
+    # Without the annotation they are two workloads: 6 GPUs on a quota of 4 is a breach.
+    unrelated = [slice_("wl-1", 2, state="admitted"), slice_("wl-2", 4, state="admitted")]
+    assert not quota_verdict(unrelated).held
+    assert "has 6 of nvidia.com/gpu admitted on a100" in quota_verdict(unrelated).detail
+    # A replacement that waits for quota replaces nothing yet: the old slice still counts.
+    waiting = replacement("wl-2", 4, replaces="wl-1")
+    del waiting["status"]["admission"]
+    waiting["status"]["conditions"] = [{"type": "QuotaReserved", "status": "False"}]
+    over = [slice_("wl-1", 5, state="admitted"), waiting]
+    assert not quota_verdict(over).held
+
+
 def test_the_active_slice_is_the_admitted_one() -> None:
     old = slice_("wl-1", 1, state="finished", replaced=True)
     new = slice_("wl-2", 3, state="admitted")

@@ -16,6 +16,9 @@ from manifests.ray_pods import WORKLOAD_LABEL
 
 RAY_OWNER_KINDS: Final = ("RayJob", "RayService")
 GPU: Final = "nvidia.com/gpu"
+# Kueue's job reconciler writes it on a scale-up's new workload slice: `namespace/name` of the
+# admitted slice it replaces.
+SLICE_REPLACEMENT_FOR: Final = "kueue.x-k8s.io/workload-slice-replacement-for"
 
 
 def conditions(obj: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -68,6 +71,22 @@ def admission(workload: Mapping[str, Any]) -> Admission | None:
 
 def is_admitted(workload: Mapping[str, Any]) -> bool:
     return condition_true(workload, "Admitted") and not condition_true(workload, "Finished")
+
+
+def slices_being_replaced(workloads: Iterable[Mapping[str, Any]]) -> set[str]:
+    """`namespace/name` of every slice an admitted replacement names. Kueue admits the new slice
+    (its whole new size) and finishes the old one in a second write; between the two the old one
+    still shows QuotaReserved, but Kueue counts only the replacement against the quota."""
+    return {
+        str(wl["metadata"]["annotations"][SLICE_REPLACEMENT_FOR])
+        for wl in workloads
+        if condition_true(wl, "QuotaReserved")
+        and SLICE_REPLACEMENT_FOR in (wl["metadata"].get("annotations") or {})
+    }
+
+
+def workload_key(obj: Mapping[str, Any]) -> str:
+    return f"{obj['metadata'].get('namespace', '')}/{obj['metadata']['name']}"
 
 
 def pod_set_of(pod: Mapping[str, Any]) -> str:

@@ -320,12 +320,14 @@ class Observer:
 
     def _check_quota(self, sample: Sample) -> None:
         usage: dict[str, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
+        replaced = o.slices_being_replaced(sample.workloads)
         for wl in sample.workloads:
             adm = o.admission(wl)
             if (
                 adm is None
                 or not o.condition_true(wl, "QuotaReserved")
                 or o.condition_true(wl, "Finished")
+                or o.workload_key(wl) in replaced
             ):
                 continue
             for key, value in adm.usage.items():
