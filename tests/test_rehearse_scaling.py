@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from aksray.rehearse import objects as o
 from aksray.rehearse import scaling
 from aksray.rehearse.observe import EVICTION_GRACE_S, Observer, Sample
 from aksray.rehearse.sizing import NotApplicableError
@@ -167,6 +168,34 @@ def test_the_active_slice_is_the_admitted_one() -> None:
     assert scaling.pending_slices(current, "llm-serve") == 1
     gone = sample(1.0, [old], RUNNING_AT_ONE)
     assert scaling.admitted_workers(gone, "llm-serve", "gpu") is None
+
+
+def scaled_down(workload: dict[str, Any], workers: int) -> dict[str, Any]:
+    """Kueue's job reconciler on a scale-down: the admitted slice's spec count is lowered in
+    place; its `status.admission` keeps the count it was admitted with."""
+    for pod_set in workload["spec"]["podSets"]:
+        if pod_set["name"] == "gpu":
+            pod_set["count"] = workers
+    return workload
+
+
+def test_a_scale_down_in_the_spec_is_what_the_slice_holds() -> None:
+    """Kueue counts an admitted pod set at the lower of its admission's count and its spec's
+    count less reclaimable pods (`totalRequestsFromAdmission`), so a scale-down gives the quota
+    back without a new slice and without rewriting the admission."""
+    down = scaled_down(slice_("wl-2", 4, state="admitted"), 1)
+    current = sample(1.0, [down], RUNNING_AT_ONE)
+    assert scaling.admitted_workers(current, "llm-serve", "gpu") == 1
+    admission = o.admission(down)
+    assert admission is not None and admission.usage[("a100", "nvidia.com/gpu")] == 1
+    assert admission.counts == {"head": 1, "gpu": 1}
+    # Reclaimable pods lower it the same way, never below zero.
+    down["status"]["reclaimablePods"] = [{"name": "gpu", "count": 3}]
+    assert scaling.admitted_workers(sample(1.0, [down], RUNNING_AT_ONE), "llm-serve", "gpu") == 0
+    # A spec count above the admission's (a partial admission) keeps the admitted count.
+    partial = slice_("wl-3", 2, state="admitted")
+    partial["spec"]["podSets"][1]["count"] = 4
+    assert scaling.admitted_workers(sample(1.0, [partial], []), "llm-serve", "gpu") == 2
 
 
 def test_bound_and_gated_workers_are_told_apart() -> None:

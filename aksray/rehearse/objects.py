@@ -7,7 +7,7 @@ tested on recorded objects without a rig.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from catalog.pools import POOL_LABEL_KEY
@@ -44,29 +44,53 @@ def amount(resource: str, value: object) -> int:
 
 @dataclass(frozen=True)
 class Admission:
-    """What Kueue reserved for one Workload: ClusterQueue, flavor per pod set, usage."""
+    """What Kueue counts for one admitted Workload: ClusterQueue, flavor and pod count per pod
+    set, usage."""
 
     cluster_queue: str
     flavors: dict[str, str]  # pod set -> flavor
     usage: dict[tuple[str, str], int]  # (flavor, resource) -> amount
+    counts: dict[str, int] = field(default_factory=dict)  # pod set -> pods counted
+
+
+def _counts_after_reclaim(workload: Mapping[str, Any]) -> dict[str, int]:
+    """Each pod set's spec count less its reclaimable pods, never below zero."""
+    status = workload.get("status") or {}
+    reclaimable = {r["name"]: int(r["count"]) for r in status.get("reclaimablePods") or []}
+    return {
+        str(ps["name"]): max(0, int(ps.get("count", 1)) - reclaimable.get(ps["name"], 0))
+        for ps in (workload.get("spec") or {}).get("podSets") or []
+    }
 
 
 def admission(workload: Mapping[str, Any]) -> Admission | None:
+    """Kueue's accounting of an admitted Workload: a pod set counts the lower of its admission's
+    count and its spec count less reclaimable pods, its usage scaled to match. A scale-down of
+    an elastic slice lowers the spec in place and leaves `status.admission` as admitted."""
     adm = (workload.get("status") or {}).get("admission")
     if not adm:
         return None
+    now = _counts_after_reclaim(workload)
     flavors: dict[str, str] = {}
     usage: dict[tuple[str, str], int] = {}
+    counts: dict[str, int] = {}
     for assignment in adm.get("podSetAssignments") or []:
+        name = str(assignment["name"])
+        admitted = assignment.get("count")
+        count = int(admitted) if admitted is not None else now.get(name, 1)
+        counted = min(count, now.get(name, count))
+        counts[name] = counted
         by_resource = assignment.get("flavors") or {}
         if by_resource:
-            flavors[assignment["name"]] = sorted(set(by_resource.values()))[0]
+            flavors[name] = sorted(set(by_resource.values()))[0]
         for resource, quantity in (assignment.get("resourceUsage") or {}).items():
             flavor = by_resource.get(resource)
             if flavor is not None:
-                key = (flavor, resource)
-                usage[key] = usage.get(key, 0) + amount(resource, quantity)
-    return Admission(adm.get("clusterQueue", ""), flavors, usage)
+                used = amount(resource, quantity)
+                if counted < count:
+                    used = used // count * counted
+                usage[(flavor, resource)] = usage.get((flavor, resource), 0) + used
+    return Admission(adm.get("clusterQueue", ""), flavors, usage, counts)
 
 
 def is_admitted(workload: Mapping[str, Any]) -> bool:

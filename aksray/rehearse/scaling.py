@@ -42,11 +42,10 @@ BEYOND_HOLD_S: Final = 30.0  # long enough for Kueue to have admitted the step i
 
 # -- what a sample says about the endpoint's slices and workers --------------------------------
 def _count(workload: Mapping[str, Any], group: str) -> int | None:
-    """The group's pod count in a Workload: its admission's (what Kueue granted), else its spec."""
-    admission = (workload.get("status") or {}).get("admission") or {}
-    for assignment in admission.get("podSetAssignments") or []:
-        if assignment.get("name") == group and assignment.get("count") is not None:
-            return int(assignment["count"])
+    """The group's pod count in a Workload: what Kueue counts if admitted, else its spec."""
+    admitted = o.admission(workload)
+    if admitted is not None and group in admitted.counts:
+        return admitted.counts[group]
     for pod_set in (workload.get("spec") or {}).get("podSets") or []:
         if pod_set.get("name") == group:
             return int(pod_set.get("count", 1))
