@@ -31,7 +31,7 @@ STACKS = {
 pytestmark = [pytest.mark.rehearsal, pytest.mark.reference]
 
 
-SCALE_DOWN = "scenario: a scale-down frees the quota above the minimum"
+SCALE_DOWN = "scenario: a scale-down frees the quota above the minimum"  # a verdict's name
 
 
 # Stacks rehearsed at once, each on a rig of its own (own loopback addresses and ports): most of
@@ -95,10 +95,7 @@ def broken(result: dict[str, Any]) -> list[str]:
 @pytest.mark.parametrize("stack", list(STACKS))
 def test_every_invariant_holds_in_every_scenario(stack: str) -> None:
     for scenario, result in rehearsal(stack).items():
-        # The one known finding, held by its strict expected failure below: the endpoint's
-        # scale-down does not give its quota back on these controllers.
-        known = [b for b in broken(result) if scenario == "endpoint-scales" and SCALE_DOWN in b]
-        assert [b for b in broken(result) if b not in known] == [], f"{stack} {scenario}"
+        assert broken(result) == [], f"{stack} {scenario}"
         names = {v["name"] for v in result["invariants"]}
         assert set(INVARIANTS) <= names
         controllers = result["controllers"]
@@ -186,7 +183,7 @@ def test_a_job_on_nodes_that_never_come_gives_its_quota_back(stack: str) -> None
 def test_the_endpoint_scales_up_in_workload_slices_and_never_past_its_quota(stack: str) -> None:
     result = rehearsal(stack)["endpoint-scales"]
     assert result["applicable"] is True
-    assert [b for b in broken(result) if not b.startswith(SCALE_DOWN)] == []
+    assert broken(result) == []
     # The minimum's slice, then the scaled one: admitted twice, the first replaced.
     assert len(events(result, "llm-serve", "admitted")) >= 2
     finished = events(result, "llm-serve", "finished")
@@ -195,15 +192,15 @@ def test_the_endpoint_scales_up_in_workload_slices_and_never_past_its_quota(stac
     assert not [e for e in result["events"] if e["what"] == "evicted"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="on the rig (Kueue v0.19.2, KubeRay v1.6.2) the autoscaler's scale-down removed the "
-    "workers (pods 3/3 on prod) but Kueue's admitted slice still counted 8 workers 180 s later: "
-    "the quota above the minimum was not given back",
-)
-def test_the_endpoint_scale_down_gives_the_quota_back() -> None:
-    result = rehearsal("prod")["endpoint-scales"]
-    assert SCALE_DOWN not in " ".join(broken(result))
+@pytest.mark.parametrize("stack", ["prod", "kai-demo"])
+def test_the_endpoint_scale_down_gives_the_quota_back(stack: str) -> None:
+    """Kueue lowers the admitted slice's count in place (its spec; the admission keeps the count
+    it was admitted with): the slice counts the minimum again and the workers above it are gone."""
+    result = rehearsal(stack)["endpoint-scales"]
+    verdicts = {v["name"]: v for v in result["invariants"]}
+    assert verdicts[SCALE_DOWN]["held"], verdicts[SCALE_DOWN]["detail"]
+    last = events(result, "llm-serve", "autoscaler")[-1]["detail"]
+    assert last.startswith("gpu replicas ") and "removing" in last
 
 
 @pytest.mark.parametrize("stack", list(STACKS))
