@@ -17,7 +17,7 @@ from typing import Any, Final
 from aksray.rehearse import objects as o
 from aksray.rehearse.gang import GANG_INVARIANT, GangWatch
 from aksray.rehearse.kube import Kube
-from scheduling.queues import ResourceQuota, read_cluster_queue
+from aksray.rehearse.quota_check import quota_breaches
 
 # A bound pod of a workload Kueue no longer admits is tolerated this long: KubeRay deletes the
 # Ray cluster on suspension and the garbage collector then deletes its pods, which takes a few
@@ -319,58 +319,8 @@ class Observer:
                 del self._unadmitted_since[name]
 
     def _check_quota(self, sample: Sample) -> None:
-        usage: dict[str, dict[tuple[str, str], int]] = defaultdict(lambda: defaultdict(int))
-        replaced = o.slices_being_replaced(sample.workloads)
-        for wl in sample.workloads:
-            adm = o.admission(wl)
-            if (
-                adm is None
-                or not o.condition_true(wl, "QuotaReserved")
-                or o.condition_true(wl, "Finished")
-                or o.workload_key(wl) in replaced
-            ):
-                continue
-            for key, value in adm.usage.items():
-                usage[adm.cluster_queue][key] += value
-        queues = {name: read_cluster_queue(q) for name, q in sample.queues.items()}
-        cohort_nominal: dict[tuple[str, tuple[str, str]], int] = defaultdict(int)
-        cohort_usage: dict[tuple[str, tuple[str, str]], int] = defaultdict(int)
-        for name, queue in queues.items():
-            for flavor in queue.flavors:
-                for resource, quota in flavor.resources:
-                    key = (flavor.name, resource)
-                    used = usage.get(name, {}).get(key, 0)
-                    self._check_queue_use(
-                        sample, name, key, quota, used, borrows=bool(queue.cohort)
-                    )
-                    if queue.cohort:
-                        cohort_nominal[(queue.cohort, key)] += quota.nominal
-                        cohort_usage[(queue.cohort, key)] += used
-        for ck, used in cohort_usage.items():
-            if used > cohort_nominal[ck]:
-                self.verdicts["admitted-within-quota"].breach(
-                    f"t=+{sample.t:.1f}s cohort {ck[0]} has {used} of {ck[1][1]} admitted on "
-                    f"{ck[1][0]}, over the {cohort_nominal[ck]} its members hold"
-                )
-
-    def _check_queue_use(
-        self,
-        sample: Sample,
-        name: str,
-        key: tuple[str, str],
-        quota: ResourceQuota,
-        used: int,
-        *,
-        borrows: bool,
-    ) -> None:
-        """No cohort: no borrowing; in one, at most the borrowing limit (or the cohort's)."""
-        limit = quota.borrowing_limit
-        cap = quota.nominal + (0 if not borrows else 10**30 if limit is None else limit)
-        if used > cap:
-            self.verdicts["admitted-within-quota"].breach(
-                f"t=+{sample.t:.1f}s ClusterQueue {name} has {used} of {key[1]} admitted on "
-                f"{key[0]}, over its quota plus borrowing limit {cap}"
-            )
+        for breach in quota_breaches(sample.t, sample.workloads, sample.queues):
+            self.verdicts["admitted-within-quota"].breach(breach)
 
     def _check_evictions(self, sample: Sample) -> None:
         for wl in sample.workloads:
