@@ -37,6 +37,7 @@ class MultiKueuePlatform(pulumi.ComponentResource):
             managed,
             huggingface_token=huggingface_token,
             cluster=settings.cluster,
+            runs_jobs=False,
             opts=pulumi.ResourceOptions(parent=self),
         )
         storage = self.manager.storage

@@ -10,8 +10,9 @@ import pulumi
 import pulumi_kubernetes as k8s
 from pulumi_azure_native import managedidentity
 
-from catalog.versions import KAI_API_VERSION, KUEUE, KUEUE_API_VERSION, RAY_API_VERSION
+from catalog.versions import KUEUE, KUEUE_API_VERSION
 from components.cluster import AksCluster
+from components.cluster_jobs import cluster_jobs
 from components.k8s_objects import create_object
 from components.multikueue_support import DispatchedWorkloadSupport
 from components.namespaces import TeamNamespaces
@@ -71,7 +72,16 @@ class MultiKueueWorker(pulumi.ComponentResource):
             elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self, depends_on=credentials),
         )
-        self._operators_and_jobs(name, settings, storage, huggingface_token)
+        jobs = cluster_jobs(
+            name,
+            settings,
+            parent=self,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            storage_account=storage.account_name if storage else None,
+            huggingface_token=huggingface_token,
+        )
+        self.operators, self.queues, self.workloads = jobs.operators, jobs.queues, jobs.workloads
         self.support = DispatchedWorkloadSupport(
             f"{name}-dispatched",
             settings,
@@ -83,44 +93,6 @@ class MultiKueueWorker(pulumi.ComponentResource):
         )
         self.kubeconfig = self._manager_access(name, worker, kinds)
         self.register_outputs({"clusterName": self.cluster.cluster_name})
-
-    def _operators_and_jobs(
-        self,
-        name: str,
-        settings: Settings,
-        storage: BlobStorage | None,
-        huggingface_token: pulumi.Output[str] | None,
-    ) -> None:
-        """Operators, queues and the regional workloads, as a one-cluster Platform has them."""
-        child = pulumi.ResourceOptions(parent=self)
-        self.operators = ClusterOperators(
-            f"{name}-operators", settings, provider=self.cluster.provider, opts=child
-        )
-        self.queues = SchedulingQueues(
-            f"{name}-queues",
-            settings,
-            provider=self.cluster.provider,
-            namespaces=self.namespaces,
-            kueue=self.operators.release_for(KUEUE_API_VERSION),
-            kai=self.operators.release_for(KAI_API_VERSION),
-            kai_webhook=self.operators.kai_queue_webhook,
-            opts=child,
-        )
-        self.workloads = RayWorkloads(
-            f"{name}-workloads",
-            settings,
-            provider=self.cluster.provider,
-            namespaces=self.namespaces,
-            storage_account=storage.account_name if storage else None,
-            queues=self.queues,
-            huggingface_token=huggingface_token,
-            ready=[
-                r
-                for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))
-                if r is not None
-            ],
-            opts=child,
-        )
 
     def _federation(
         self,

@@ -79,8 +79,11 @@ class ClusterOperators(pulumi.ComponentResource):
         settings: Settings,
         *,
         provider: k8s.Provider,
+        gpu_nodes: bool = True,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """`gpu_nodes`: False on a cluster that never runs a GPU pod (a MultiKueue manager),
+        which gets no GPU Operator."""
         super().__init__("aksray:platform:ClusterOperators", name, None, opts)
         self.namespaces = {}
         operators = settings.operators
@@ -92,11 +95,10 @@ class ClusterOperators(pulumi.ComponentResource):
 
         driver = settings.cluster.gpu_driver
         charts = CHART_SETS[operators.chart_source]
-        self.gpu_operator = self._release(
-            name,
-            charts.gpu_operator,
-            gpu_operator_values(driver),
-            provider,
+        self.gpu_operator = (
+            self._release(name, charts.gpu_operator, gpu_operator_values(driver), provider)
+            if gpu_nodes
+            else None
         )
         self.kuberay = self._release(
             name, charts.kuberay, kuberay_operator_values(image=charts.kuberay_image), provider
@@ -125,7 +127,9 @@ class ClusterOperators(pulumi.ComponentResource):
             {
                 "installed": True,
                 "releases": {
-                    chart.release: f"{chart.chart}@{chart.version}" for chart in charts.charts
+                    chart.release: f"{chart.chart}@{chart.version}"
+                    for chart in charts.charts
+                    if gpu_nodes or chart is not charts.gpu_operator
                 },
             }
         )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pulumi
 
-from catalog.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
 from components.cluster import AksCluster
+from components.cluster_jobs import cluster_jobs
 from components.namespaces import TeamNamespaces
 from components.observability import Observability
 from components.operators import ClusterOperators
@@ -32,11 +32,14 @@ class Platform(pulumi.ComponentResource):
         *,
         huggingface_token: pulumi.Output[str] | None = None,
         cluster: ClusterSettings | None = None,
+        runs_jobs: bool = True,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`huggingface_token`: the stack's token as a Pulumi secret, or None. `cluster`: the
         AKS cluster to create when it is not `settings.cluster` (a MultiKueue manager, whose
-        settings carry its workers' pools as flavors)."""
+        settings carry its workers' pools as flavors). `runs_jobs`: False on that manager: its
+        Ray objects run on the workers, so no team pod runs here to trust (no federated
+        credential) and no GPU pod (no GPU Operator)."""
         super().__init__("aksray:platform:Platform", name, None, opts)
         self.cluster = AksCluster(
             f"{name}-cluster",
@@ -47,7 +50,7 @@ class Platform(pulumi.ComponentResource):
             opts=pulumi.ResourceOptions(parent=self),
         )
         creates_storage = settings.storage.enabled and not settings.storage.existing_account
-        self.storage = self._blob_storage(name, settings) if creates_storage else None
+        self.storage = self._blob_storage(name, settings, runs_jobs) if creates_storage else None
         self.namespaces = TeamNamespaces(
             f"{name}-teams",
             settings.scheduling.teams,
@@ -56,34 +59,10 @@ class Platform(pulumi.ComponentResource):
             elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self),
         )
-        # GPU Operator, KubeRay, Kueue, KAI: on the CPU pool, which the provider waits for.
-        self.operators = ClusterOperators(
-            f"{name}-operators",
+        jobs = cluster_jobs(
+            name,
             settings,
-            provider=self.cluster.provider,
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        # Kueue and KAI objects need their operators' CRDs and webhooks (each release is None
-        # when the stack does not install operators).
-        self.queues = SchedulingQueues(
-            f"{name}-queues",
-            settings,
-            provider=self.cluster.provider,
-            namespaces=self.namespaces,
-            # The releases that install the Kueue and KAI CRDs (None when not installed).
-            kueue=self.operators.release_for(KUEUE_API_VERSION),
-            kai=self.operators.release_for(KAI_API_VERSION),
-            # KAI's queue webhook is registered after its release is ready: a Job proves it
-            # serves before any KAI Queue is created.
-            kai_webhook=self.operators.kai_queue_webhook,
-            opts=pulumi.ResourceOptions(parent=self),
-        )
-        # A RayJob created before Kueue's webhook serves starts unsuspended and bypasses quota:
-        # every Ray object waits for its team's queues, the Kueue release (ready only once the
-        # webhook serves) and the KubeRay release (its CRDs); destroy then removes it first.
-        self.workloads = RayWorkloads(
-            f"{name}-workloads",
-            settings,
+            parent=self,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
             storage_account=(
@@ -91,15 +70,10 @@ class Platform(pulumi.ComponentResource):
                 if self.storage
                 else settings.storage.existing_account or None
             ),
-            queues=self.queues,
             huggingface_token=huggingface_token,
-            ready=[
-                r
-                for r in (self.operators.kueue, self.operators.release_for(RAY_API_VERSION))
-                if r is not None
-            ],
-            opts=pulumi.ResourceOptions(parent=self),
+            runs_jobs=runs_jobs,
         )
+        self.operators, self.queues, self.workloads = jobs.operators, jobs.queues, jobs.workloads
         self.observability = (
             Observability(
                 f"{name}-observability",
@@ -117,7 +91,7 @@ class Platform(pulumi.ComponentResource):
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})
 
-    def _blob_storage(self, name: str, settings: Settings) -> BlobStorage:
+    def _blob_storage(self, name: str, settings: Settings, runs_jobs: bool) -> BlobStorage:
         issuer = self.cluster.oidc_issuer_url
         if issuer is None:  # the settings allow storage only on an aks cluster
             raise ValueError("storage needs the OIDC issuer of an AKS cluster")
@@ -132,7 +106,7 @@ class Platform(pulumi.ComponentResource):
             ),
             location=settings.location,
             stack=settings.stack,
-            oidc_issuer_url=issuer,
+            oidc_issuer_url=issuer if runs_jobs else None,
             create_role_assignments=settings.cluster.create_role_assignments,
             elastic_teams=settings.elastic_teams,
             opts=pulumi.ResourceOptions(parent=self),

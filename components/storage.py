@@ -56,7 +56,7 @@ class BlobStorage(pulumi.ComponentResource):
         grants: tuple[BlobGrant, ...],
         location: str,
         stack: str,
-        oidc_issuer_url: pulumi.Input[str],
+        oidc_issuer_url: pulumi.Input[str] | None,
         create_role_assignments: bool = True,
         elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
@@ -64,7 +64,9 @@ class BlobStorage(pulumi.ComponentResource):
         """`grants`: settings/blob_access.py's, for these teams. `create_role_assignments`:
         false leaves each team identity's Blob roles to an admin (the identity running
         `pulumi up` may not write role assignments). `elastic_teams`: teams whose elastic
-        heads' account the identity trusts too."""
+        heads' account the identity trusts too. `oidc_issuer_url`: the cluster whose team pods
+        the identities trust; None where no team pod runs (a MultiKueue manager: the workers
+        add their own credentials)."""
         super().__init__("aksray:platform:BlobStorage", name, None, opts)
         # What holds data is protected where the stack says so (storage.protect): `pulumi
         # destroy` then refuses to delete it. The soft-delete settings and the group are
@@ -176,7 +178,7 @@ class BlobStorage(pulumi.ComponentResource):
         group: resources.ResourceGroup,
         *,
         location: str,
-        oidc_issuer_url: pulumi.Input[str],
+        oidc_issuer_url: pulumi.Input[str] | None,
         grants: list[BlobGrant],
         roles: dict[str, pulumi.Output[str]],
     ) -> None:
@@ -194,7 +196,7 @@ class BlobStorage(pulumi.ComponentResource):
         # depends_on: Azure rejects concurrent writes of federated credentials to the same
         # identity. The first keeps the name it always had.
         federated: list[managedidentity.FederatedIdentityCredential] = []
-        for credential in plan.credentials:
+        for credential in plan.credentials if oidc_issuer_url is not None else ():
             suffix = "" if not federated else f"-{credential.account}"
             federated.append(
                 managedidentity.FederatedIdentityCredential(

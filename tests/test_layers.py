@@ -154,7 +154,7 @@ AKSRAY_MODULES: Final = {
         "multikueue_report.py", "multikueue_render.py",
     ),
     "rehearse": ("rehearse/",),
-    "cli": ("cli.py", "rehearse/__main__.py", "multikueue_cli.py"),
+    "cli": ("cli.py", "cli_parser.py", "rehearse/__main__.py", "multikueue_cli.py"),
 }  # fmt: skip
 
 

@@ -166,16 +166,21 @@ def test_each_worker_issuer_is_trusted_by_the_team_identity(result: RunResult) -
     assert weu["subject"] == "system:serviceaccount:team-a:ray-workload"
     assert "aks-aksray-multiregion-weu" in weu["issuer"]
     # weu runs the elastic vllm-batch: its heads' account is trusted there, not in sce.
+    # The manager's issuer is trusted by nothing: no team pod runs there.
     assert sorted(by_name) == [
         "aksray-sce-team-a-federation-ray-workload",
-        "aksray-storage-team-a-federation",
         "aksray-weu-team-a-federation-ray-elastic-head",
         "aksray-weu-team-a-federation-ray-workload",
     ]
-    # Azure refuses concurrent credential writes to one identity: one chain across clusters.
-    chain = [c for c in credentials if c.name != "aksray-storage-team-a-federation"]
-    for credential in chain:
-        assert credential.depends_on, credential.name
+    assert sorted({str(c.inputs["issuer"]).split(" of ")[-1] for c in credentials}) == [
+        "aks-aksray-multiregion-sce>",
+        "aks-aksray-multiregion-weu>",
+    ]
+    # Azure refuses concurrent credential writes to one identity: one chain across clusters,
+    # each credential after the first waiting for the one before it.
+    urns = {c.urn for c in credentials}
+    firsts = [c.name for c in credentials if not urns & set(c.depends_on)]
+    assert len(firsts) == 1, firsts
 
 
 def test_worker_objects_live_under_their_worker(result: RunResult) -> None:
@@ -204,3 +209,15 @@ def test_a_submitted_job_finds_its_code_and_policy_in_every_candidate_worker(
     assert not any(name.startswith("aksray-sce-") for name in jobs)
     policies = {r.name for r in result.by_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
     assert "aksray-sce-dispatched-aurora-finetune-network" in policies
+
+
+def test_the_manager_runs_no_gpu_operator_and_each_worker_does(result: RunResult) -> None:
+    releases = {r.name for r in result.by_type("kubernetes:helm.sh/v3:Release")}
+    gpu_operators = sorted(name for name in releases if name.endswith("-operators-gpu-operator"))
+    assert gpu_operators == [
+        "aksray-sce-operators-gpu-operator",
+        "aksray-weu-operators-gpu-operator",
+    ]
+    for cluster in ("aksray", "aksray-weu", "aksray-sce"):
+        assert f"{cluster}-operators-kueue" in releases
+        assert f"{cluster}-operators-kuberay-operator" in releases

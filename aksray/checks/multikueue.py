@@ -18,7 +18,7 @@ from aksray.checks.findings import Findings
 from aksray.multikueue_plan import WorkerPlan, dispatched_workloads, multikueue_of
 from catalog.azure import MAX_FEDERATED_CREDENTIALS_PER_IDENTITY
 from manifests.identity import team_service_accounts
-from scheduling.multikueue import manager_settings, team_workers, worker_settings
+from scheduling.multikueue import team_workers, worker_settings
 from settings.errors import Problem
 from settings.model import Settings, workload_path
 
@@ -81,13 +81,9 @@ def check_dispatched_have_a_worker(settings: Settings, findings: Findings) -> No
 
 
 def federated_credentials(settings: Settings) -> dict[str, int]:
-    """Per team identity: one credential per service account of the team in each cluster with
-    its namespace: the manager, and each worker the team has quota in."""
-    manager = manager_settings(settings)
-    counts = {
-        team.name: len(team_service_accounts(team.name, manager.elastic_teams))
-        for team in settings.scheduling.teams
-    }
+    """Per team identity: one credential per service account of the team in each worker it has
+    quota in. The manager adds none: no team pod runs there (its Ray objects run on workers)."""
+    counts = {team.name: 0 for team in settings.scheduling.teams}
     for worker in multikueue_of(settings).workers:
         own = worker_settings(settings, worker)
         for team in own.scheduling.teams:
@@ -103,7 +99,7 @@ def check_federated_credentials(settings: Settings, findings: Findings) -> None:
             findings.error(
                 settings.scheduling.team_path(team),
                 f"its Blob identity would need {count} federated credentials (one per service "
-                "account in the manager and in each worker it has quota in); Azure allows "
+                "account in each worker it has quota in); Azure allows "
                 f"{MAX_FEDERATED_CREDENTIALS_PER_IDENTITY} per identity: give the team quota in "
                 "fewer workers",
             )

@@ -26,7 +26,7 @@ ALL = "all"
 def add_parser(
     commands: Any, add_source: Callable[[argparse.ArgumentParser], None], **help_text: Any
 ) -> None:
-    """`help_text`: the epilog and formatter the other commands get (aksray/cli.py)."""
+    """`help_text`: the epilog and formatter the other commands get (aksray/cli_parser.py)."""
     rehearse = commands.add_parser(
         "rehearse",
         help="play the stack's queues and workloads on real Kueue and KubeRay controllers",

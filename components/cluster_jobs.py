@@ -1,0 +1,74 @@
+"""What every cluster that runs jobs holds, wired the one way it is ordered: the operators, the
+teams' queues, and the Ray workloads. A one-cluster Platform and each MultiKueue worker build
+it the same way; the resource names (`<name>-operators`, `-queues`, `-workloads`) are theirs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from catalog.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
+from components.namespaces import TeamNamespaces
+from components.operators import ClusterOperators
+from components.queues import SchedulingQueues
+from components.workloads import RayWorkloads
+from settings.model import Settings
+
+
+@dataclass(frozen=True)
+class ClusterJobs:
+    operators: ClusterOperators
+    queues: SchedulingQueues
+    workloads: RayWorkloads
+
+
+def cluster_jobs(
+    name: str,
+    settings: Settings,
+    *,
+    parent: pulumi.Resource,
+    provider: k8s.Provider,
+    namespaces: TeamNamespaces,
+    storage_account: pulumi.Input[str] | None,
+    huggingface_token: pulumi.Output[str] | None,
+    runs_jobs: bool = True,
+) -> ClusterJobs:
+    """The operators, queues and workloads of one cluster, children of `parent`. `runs_jobs`:
+    False on a MultiKueue manager, whose Ray objects run on the workers: no GPU Operator."""
+    child = pulumi.ResourceOptions(parent=parent)
+    # GPU Operator, KubeRay, Kueue, KAI: on the CPU pool, which the provider waits for.
+    operators = ClusterOperators(
+        f"{name}-operators", settings, provider=provider, gpu_nodes=runs_jobs, opts=child
+    )
+    # Kueue and KAI objects need their operators' CRDs and webhooks (each release is None when
+    # the stack does not install operators). KAI's queue webhook is registered after its release
+    # is ready: a Job proves it serves before any KAI Queue is created.
+    queues = SchedulingQueues(
+        f"{name}-queues",
+        settings,
+        provider=provider,
+        namespaces=namespaces,
+        kueue=operators.release_for(KUEUE_API_VERSION),
+        kai=operators.release_for(KAI_API_VERSION),
+        kai_webhook=operators.kai_queue_webhook,
+        opts=child,
+    )
+    # A RayJob created before Kueue's webhook serves starts unsuspended and bypasses quota:
+    # every Ray object waits for its team's queues, the Kueue release (ready only once the
+    # webhook serves) and the KubeRay release (its CRDs); destroy then removes it first.
+    workloads = RayWorkloads(
+        f"{name}-workloads",
+        settings,
+        provider=provider,
+        namespaces=namespaces,
+        storage_account=storage_account,
+        queues=queues,
+        huggingface_token=huggingface_token,
+        ready=[
+            r for r in (operators.kueue, operators.release_for(RAY_API_VERSION)) if r is not None
+        ],
+        opts=child,
+    )
+    return ClusterJobs(operators, queues, workloads)
