@@ -33,6 +33,7 @@ from components.queues import SchedulingQueues
 from manifests.network import metrics_scraper, workload_network_policy
 from manifests.ray import (
     BlobPlaces,
+    blob_places,
     hf_token_secret,
     model_path,
     payload_config_map,
@@ -42,11 +43,9 @@ from manifests.ray import (
 )
 from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
 from manifests.staging import awaited_until_staged
-from settings.blob_access import adapter_team
 from settings.model import Settings, TeamSettings, WorkloadSettings
 from settings.workloads import STAGING_WORKLOAD
 from workloads.catalog import WORKLOADS, payload_files, requirements
-from workloads.common.layout import team_container
 from workloads.spec import WorkloadSpec
 
 # Kueue owns these fields once the object exists: it unsuspends on admission and suspends on
@@ -141,10 +140,7 @@ class RayWorkloads(pulumi.ComponentResource):
                 *ready,
                 *([self.secrets[team.name]] if team.name in self.secrets else []),
             ]
-            places = BlobPlaces(
-                team=team_container(team.name),
-                adapter=team_container(adapter_team(settings.workloads, team.name)),
-            )
+            places = blob_places(settings.workloads, team.name)
             if workload.name in streaming and STAGING_WORKLOAD in self.workloads:
                 after.append(self.workloads[STAGING_WORKLOAD])
             placement = _Placement(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Final
 
@@ -52,11 +52,14 @@ from manifests.ray_pods import (
     ray_cluster_spec,
     worker_groups,
 )
+from settings.blob_access import adapter_team
+from settings.model import WorkloadSettings
 from workloads.common import streaming
 from workloads.common.layout import (
     ADAPTER_PREFIX,
     BASE_MODEL,
     staged_model_path,
+    team_container,
 )
 from workloads.spec import WorkloadSpec
 
@@ -162,6 +165,13 @@ class BlobPlaces:
 
     team: str
     adapter: str
+
+
+def blob_places(workloads: Iterable[WorkloadSettings], team: str) -> BlobPlaces:
+    """Where a workload of `team` writes its own data and reads the LoRA adapter."""
+    return BlobPlaces(
+        team=team_container(team), adapter=team_container(adapter_team(workloads, team))
+    )
 
 
 def entrypoint_args(

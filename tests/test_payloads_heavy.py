@@ -178,6 +178,7 @@ def test_serve_llm_configs_validate_with_rays_llm_config(
 
     config = ray.serve_config(
         lora_adapter=lora,
+        adapter_container="team-a-data",
         storage_account="acct",
         requirements=["x==1"],
         model_blob_path=STAGED if blob else None,

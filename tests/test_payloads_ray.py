@@ -231,7 +231,11 @@ def test_qwen_lora_fails_fast_when_there_are_fewer_gpu_pods_than_workers(
         "qwen-lora's 5 training workers (--workers 5) needs 5 x {CPU: 10, GPU: 1} (PACK) and "
         f"the Ray cluster could not reserve it within {FAIL_FAST_S:g} s; "
     )
-    assert nodes == sorted(["{CPU: 0, GPU: 0}"] + ["{CPU: 12, GPU: 1}"] * 4)
+    # What each GPU pod offers Ray: the CPU the stack derives per GPU (dev: 11), not a constant.
+    (worker,) = set(ray_nodes(job)[1])
+    offer = f"{{CPU: {worker.num_cpus}, GPU: {worker.num_gpus}}}"
+    assert (worker.num_cpus, worker.num_gpus) == (11, 1)
+    assert nodes == sorted(["{CPU: 0, GPU: 0}"] + [offer] * 4)
     assert after.startswith("Each worker pod of the RayJob must offer one bundle")
 
 

@@ -72,6 +72,7 @@ def stack_ray_job(workload: str, stack: str = "dev") -> dict[str, Any]:
         requirements=requirements(spec),
         hf_token=False,
         storage_account="acct",
+        places=ray.blob_places(settings.workloads, entry.team),
     )
 
 
