@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from aksray.checks import run_settings_checks
+from aksray.checks.multikueue import run_worker_settings_checks
 from aksray.runner import PROJECT_FILE, stack_name_for
 from aksray.stackfile import StackConfig, load_stack_config
 from settings.errors import Problem, SettingsError
@@ -33,4 +34,7 @@ def preflight(config_file: Path, stack: str | None) -> Preflight:
         settings = settings_from_config(config.values, config.secret_keys, stack=name)
     except SettingsError as exc:
         return Preflight(name, config, exc.problems)
-    return Preflight(name, config, tuple(run_settings_checks(settings).errors))
+    problems = run_settings_checks(settings).errors
+    if settings.multikueue is not None:
+        problems += run_worker_settings_checks(settings).errors
+    return Preflight(name, config, tuple(problems))

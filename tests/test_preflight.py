@@ -7,7 +7,7 @@ from pathlib import Path
 
 from aksray.preflight import preflight
 from aksray.runner import stack_file
-from tests.support.harness import write_stack
+from tests.support.harness import stack_document, write_stack
 from tests.support.minimal_stack import minimal, teams
 
 
@@ -33,3 +33,23 @@ def test_quotas_beyond_the_pools_are_refused_first(tmp_path: Path) -> None:
     teams(document)[0]["quota"]["a100"]["gpu"] = 3
     checked = preflight(write_stack(tmp_path, document), None)
     assert [p.path for p in checked.problems] == ["cluster.gpuPools[0].maxCount"]
+
+
+def test_a_workers_quota_beyond_its_pools_is_refused_first(tmp_path: Path) -> None:
+    """The manager holds no quota of its own: each worker's quota is checked against that
+    worker's pools before the program, at the worker's paths in the stack file."""
+    document = stack_document("multiregion")
+    workers = document["config"]["aks-ray-platform:multikueue"]["workers"]
+    workers[1]["quota"]["team-a"]["a100"]["gpu"] = 5  # sce's pool: 4 one-GPU nodes at most
+    checked = preflight(write_stack(tmp_path, document, "Pulumi.multiregion.yaml"), None)
+    assert [p.path for p in checked.problems] == [
+        "multikueue.workers[1].cluster.gpuPools[0].maxCount"
+    ]
+    (problem,) = checked.problems
+    assert problem.message.startswith(
+        "in worker sce: the team quotas of flavor a100 add up to more than pool a100 holds at "
+        "maxCount 4"
+    ), problem.message
+    assert problem.message.endswith(
+        "raise maxCount to 5, lower the teams' quota.a100, or set scheduling.allowOvercommit: true"
+    ), problem.message

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 
-from aksray.checks import run_checks
+from aksray.checks import run_checks, run_settings_checks
 from aksray.checks.findings import Findings
 from aksray.multikueue_plan import WorkerPlan, dispatched_workloads, multikueue_of
 from catalog.azure import MAX_FEDERATED_CREDENTIALS_PER_IDENTITY
@@ -23,18 +24,32 @@ from settings.errors import Problem
 from settings.model import Settings, workload_path
 
 
-def _reworded(text: str, worker: WorkerPlan, settings: Settings) -> str:
+@dataclass(frozen=True)
+class WorkerPlace:
+    """A worker as its findings are reported: its name, its path in the stack file and the
+    one-cluster settings it is checked as."""
+
+    name: str
+    path: str  # multikueue.workers[<i>]
+    settings: Settings
+
+    @classmethod
+    def of(cls, worker: WorkerPlan) -> WorkerPlace:
+        return cls(worker.name, worker.path, worker.plan.settings)
+
+
+def _reworded(text: str, worker: WorkerPlace, settings: Settings) -> str:
     """A worker finding's config paths as the stack file has them: a team's quota is under the
     worker (`multikueue.workers[<i>].quota.<team>`), its other settings at the team's path in
     the whole tree (the worker's tree holds only the teams with quota there)."""
-    for team in worker.plan.settings.scheduling.teams:
-        own = re.escape(worker.plan.settings.scheduling.team_path(team.name))
+    for team in worker.settings.scheduling.teams:
+        own = re.escape(worker.settings.scheduling.team_path(team.name))
         text = re.sub(own + r"\.quota(?![A-Za-z])", f"{worker.path}.quota.{team.name}", text)
         text = re.sub(own + r"(?![0-9])", settings.scheduling.team_path(team.name), text)
     return re.sub(r"(?<![.\w])cluster\.", f"{worker.path}.cluster.", text)
 
 
-def _in_worker(problem: Problem, worker: WorkerPlan, settings: Settings) -> Problem:
+def _in_worker(problem: Problem, worker: WorkerPlace, settings: Settings) -> Problem:
     """A worker's finding, at the stack file's path, saying which worker."""
     return Problem(
         _reworded(problem.path, worker, settings),
@@ -42,19 +57,34 @@ def _in_worker(problem: Problem, worker: WorkerPlan, settings: Settings) -> Prob
     )
 
 
+def run_worker_settings_checks(settings: Settings) -> Findings:
+    """The checks that need only the settings, on each worker, before the program runs: the
+    manager holds no quota of its own, so its own run of them finds nothing to check."""
+    findings = Findings()
+    for index, worker in enumerate(multikueue_of(settings).workers):
+        place = WorkerPlace(
+            worker.name, f"multikueue.workers[{index}]", worker_settings(settings, worker)
+        )
+        found = run_settings_checks(place.settings)
+        findings.errors += [_in_worker(p, place, settings) for p in found.errors]
+        findings.warnings += [_in_worker(p, place, settings) for p in found.warnings]
+    return findings
+
+
 def check_workers(settings: Settings, workers: tuple[WorkerPlan, ...], findings: Findings) -> None:
     """The one-cluster checks per worker; a dispatched workload fails only if it fails in all."""
     refused: dict[str, list[str]] = defaultdict(list)
     for worker in workers:
         found = run_checks(worker.plan)
+        place = WorkerPlace.of(worker)
         for problem in found.errors:
             workload = problem.path.removeprefix("workloads.").split(".")[0]
             if problem.path.startswith("workloads.") and workload in worker.dispatched:
-                reason = _reworded(problem.message, worker, settings)
+                reason = _reworded(problem.message, place, settings)
                 refused[workload].append(f"{worker.name}: {reason}")
             else:
-                findings.errors.append(_in_worker(problem, worker, settings))
-        findings.warnings += [_in_worker(p, worker, settings) for p in found.warnings]
+                findings.errors.append(_in_worker(problem, place, settings))
+        findings.warnings += [_in_worker(p, place, settings) for p in found.warnings]
     candidates = {
         w.name: [p.name for p in workers if w.name in p.dispatched] for w in settings.workloads
     }
