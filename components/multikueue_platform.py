@@ -61,6 +61,7 @@ class MultiKueuePlatform(pulumi.ComponentResource):
                 worker_settings(settings, worker),
                 storage=storage,
                 kinds=kinds,
+                token_rotation=settings.multikueue.token_rotation,
                 federation_chain=chain,
                 dispatched=tuple(w for w in submitted if worker.name in where.get(w.team, ())),
                 huggingface_token=huggingface_token,

@@ -21,7 +21,12 @@ from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
 from manifests.identity import team_identities
-from manifests.multikueue import TOKEN_SECRET, kubeconfig_text, server_of, worker_access_objects
+from manifests.multikueue import (
+    kubeconfig_text,
+    server_of,
+    token_secret_name,
+    worker_access_objects,
+)
 from settings.model import Settings, WorkloadSettings
 
 
@@ -42,6 +47,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         *,
         storage: BlobStorage | None,
         kinds: Collection[str],
+        token_rotation: str = "",
         federation_chain: dict[str, pulumi.Resource],
         dispatched: tuple[WorkloadSettings, ...] = (),
         huggingface_token: pulumi.Output[str] | None = None,
@@ -91,7 +97,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             huggingface_token=huggingface_token,
             opts=child,
         )
-        self.kubeconfig = self._manager_access(name, worker, kinds)
+        self.kubeconfig = self._manager_access(name, worker, kinds, token_rotation)
         self.register_outputs({"clusterName": self.cluster.cluster_name})
 
     def _federation(
@@ -136,7 +142,9 @@ class MultiKueueWorker(pulumi.ComponentResource):
                 chain_after[plan.team] = resource
         return created
 
-    def _manager_access(self, name: str, worker: str, kinds: Collection[str]) -> pulumi.Output[str]:
+    def _manager_access(
+        self, name: str, worker: str, kinds: Collection[str], rotation: str
+    ) -> pulumi.Output[str]:
         """The manager's account here, and the kubeconfig holding its token, a Pulumi secret."""
         kueue = self.operators.release_for(KUEUE_API_VERSION)
         opts = pulumi.ResourceOptions(
@@ -144,12 +152,14 @@ class MultiKueueWorker(pulumi.ComponentResource):
         )
         created = [
             create_object(f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, opts)
-            for o in worker_access_objects(kinds)
+            for o in worker_access_objects(kinds, rotation)
         ]
         # Read back once Kubernetes has filled in the token. The id is the created Secret's:
         # unknown in a preview before it exists, where the read then waits instead of failing.
         created_token = created[-1]
-        token_id = created_token.id.apply(lambda _: f"{KUEUE.namespace}/{TOKEN_SECRET}")
+        token_id = created_token.id.apply(
+            lambda _: f"{KUEUE.namespace}/{token_secret_name(rotation)}"
+        )
         token_secret = k8s.core.v1.Secret.get(
             f"{name}-manager-token",
             token_id,

@@ -77,9 +77,15 @@ def dispatched_kinds(settings: Settings) -> tuple[str, ...]:
     return tuple(kind for kind in RAY_RESOURCES if kind in kinds) or ("RayJob",)
 
 
-def worker_access_objects(kinds: Collection[str]) -> list[dict[str, Any]]:
+def token_secret_name(rotation: str = "") -> str:
+    """The manager's token Secret on a worker: a new rotation label is a new Secret (a new
+    token), and the old one, deleted, takes its token with it."""
+    return f"{TOKEN_SECRET}-{rotation}" if rotation else TOKEN_SECRET
+
+
+def worker_access_objects(kinds: Collection[str], rotation: str = "") -> list[dict[str, Any]]:
     """On a worker: the manager's ServiceAccount, its ClusterRole and binding, and the
-    long-lived token Secret Kubernetes fills in for it (replace it to renew the token)."""
+    long-lived token Secret Kubernetes fills in for it (`rotation`: its label)."""
     namespace = KUEUE.namespace
     subject = {"kind": "ServiceAccount", "name": MANAGER_ACCOUNT, "namespace": namespace}
     return [
@@ -107,18 +113,18 @@ def worker_access_objects(kinds: Collection[str]) -> list[dict[str, Any]]:
             },
             "subjects": [subject],
         },
-        token_secret(),
+        token_secret(rotation),
     ]
 
 
-def token_secret() -> dict[str, Any]:
+def token_secret(rotation: str = "") -> dict[str, Any]:
     namespace = KUEUE.namespace
     return {
         "apiVersion": "v1",
         "kind": "Secret",
         "type": "kubernetes.io/service-account-token",
         "metadata": {
-            "name": TOKEN_SECRET,
+            "name": token_secret_name(rotation),
             "namespace": namespace,
             "labels": _labels(),
             "annotations": {"kubernetes.io/service-account.name": MANAGER_ACCOUNT},

@@ -34,12 +34,18 @@ from settings.multikueue_model import MultiKueueSettings, WorkerCluster, worker_
 from settings.quotas import parse_resources
 from settings.reader import Section, choices_text, describe, join
 
-MULTIKUEUE_KEYS: Final = ("workers", "regional")
+MULTIKUEUE_KEYS: Final = ("workers", "regional", "tokenRotation")
 _WORKER_KEYS: Final = ("name", "location", "cluster", "quota")
 # A worker's name joins the stack's in its Azure names (`<stack>-<worker>`, manifests/aks.py)
 # and names its MultiKueueCluster: a short DNS label.
 _WORKER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,10}[a-z0-9])?\Z")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
+# Joins the token Secret's name (a DNS subdomain): lowercase, at most 20 characters.
+_TOKEN_ROTATION = re.compile(r"[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?")
+_ROTATION_HINT: Final = (
+    "a label of 1-20 lowercase letters, digits or '-', starting and ending with a letter or "
+    'digit, e.g. "2026-12"; a new label mints new worker tokens at the next pulumi up'
+)
 # Kueue v0.19.2 refuses in-tree Ray autoscaling on a MultiKueue-managed RayCluster ("MultiKueue
 # does not support Ray autoscaling yet"), and only its RayCluster adapter syncs elastic replicas.
 ELASTIC_LIMIT: Final = (
@@ -69,7 +75,19 @@ def parse_multikueue(
     _check_manager(section, manager, scheduling)
     _check_flavors_agree(section, workers)
     _check_elastic_regional(section, workloads, regional)
-    return MultiKueueSettings(workers=workers, regional=MappingProxyType(regional))
+    return MultiKueueSettings(
+        workers=workers,
+        regional=MappingProxyType(regional),
+        token_rotation=_token_rotation(section),
+    )
+
+
+def _token_rotation(section: Section) -> str:
+    """`tokenRotation`: a string, or a number as `pulumi config set --path` stores one."""
+    value = section.value.get("tokenRotation")
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return str(value)
+    return section.string("tokenRotation", pattern=_TOKEN_ROTATION, hint=_ROTATION_HINT)
 
 
 def _workers(

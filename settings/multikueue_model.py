@@ -36,6 +36,9 @@ class MultiKueueSettings:
     # Workloads that are not dispatched but run in one named worker (workload -> worker):
     # elastic ones must, MultiKueue does not resize a remote Ray cluster.
     regional: Mapping[str, str]
+    # A label in the name of the manager's token Secret on each worker: a new label mints new
+    # tokens at the next `pulumi up` and deletes the old ones ("" : the Secret keeps its name).
+    token_rotation: str = ""
 
     def worker(self, name: str) -> WorkerCluster:
         return next(worker for worker in self.workers if worker.name == name)

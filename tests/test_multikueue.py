@@ -13,6 +13,7 @@ from manifests.multikueue import (
     MULTIKUEUE_CONTROLLER,
     kubeconfig_text,
     server_of,
+    token_secret_name,
     worker_access_objects,
     worker_role_rules,
 )
@@ -221,3 +222,25 @@ def test_the_manager_runs_no_gpu_operator_and_each_worker_does(result: RunResult
     for cluster in ("aksray", "aksray-weu", "aksray-sce"):
         assert f"{cluster}-operators-kueue" in releases
         assert f"{cluster}-operators-kuberay-operator" in releases
+
+
+def test_a_new_token_rotation_label_is_a_new_token_secret_read_into_the_kubeconfig(
+    tmp_path: Path,
+) -> None:
+    """The label names the worker's token Secret: a new label is a new Secret (Kubernetes fills
+    in a new token), the old Secret goes, and the manager's kubeconfig is read from the new one."""
+    document = stack_document("multiregion")
+    document["config"]["aks-ray-platform:multikueue"]["tokenRotation"] = "2026-12"
+    result = run_program(write_stack(tmp_path, document, "Pulumi.multiregion.yaml"))
+    secrets = {
+        r.name: r.inputs["metadata"]["name"]
+        for r in result.by_type("kubernetes:core/v1:Secret")
+        if r.inputs.get("type") == "kubernetes.io/service-account-token"
+    }
+    assert secrets == {
+        "aksray-weu-secret-multikueue-manager-token-2026-12": "multikueue-manager-token-2026-12",
+        "aksray-sce-secret-multikueue-manager-token-2026-12": "multikueue-manager-token-2026-12",
+    }
+    # Without a label the Secret keeps the name it always had (existing stacks: no new token).
+    assert token_secret_name("") == "multikueue-manager-token"
+    assert token_secret_name("2026-12") == "multikueue-manager-token-2026-12"

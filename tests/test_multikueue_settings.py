@@ -11,7 +11,7 @@ import pytest
 from aksray.runner import run_program, stack_file
 from settings.errors import SettingsError
 from settings.parse import parse_settings
-from tests.support.harness import P, assert_rejected, planned, stack_document
+from tests.support.harness import P, assert_rejected, planned, stack_document, write_stack
 
 Config = dict[str, Any]
 
@@ -32,6 +32,18 @@ def test_the_example_stack_parses_to_two_workers() -> None:
     assert [p.name for p in weu.cluster.gpu_pools] == ["a100"]
     assert dict(multikueue.regional) == {"vllm-batch": "weu"}
     assert settings.cluster.gpu_pools == ()
+
+
+@pytest.mark.parametrize(("given", "label"), [(None, ""), ("2026-12", "2026-12"), (3, "3")])
+def test_the_token_rotation_label_is_read_as_written(
+    tmp_path: Path, given: object, label: str
+) -> None:
+    document = _multiregion()
+    if given is not None:
+        document["config"][P + "multikueue"]["tokenRotation"] = given
+    path = write_stack(tmp_path, document, "Pulumi.multiregion.yaml")
+    multikueue = run_program(path, stack="multiregion").settings.multikueue
+    assert multikueue is not None and multikueue.token_rotation == label
 
 
 def test_one_cluster_stacks_have_no_multikueue() -> None:
@@ -98,6 +110,10 @@ def _worker_region_without_the_size(config: Config) -> None:
     _worker(config)["location"] = "northcentralus"
 
 
+def _token_rotation_uppercase(config: Config) -> None:
+    config[P + "multikueue"]["tokenRotation"] = "Dec-2026"
+
+
 def _worker_retired_kubernetes(config: Config) -> None:
     _worker(config, 1)["cluster"]["kubernetesVersion"] = "1.31"
 
@@ -124,6 +140,7 @@ def _worker_retired_kubernetes(config: Config) -> None:
         ),
         (_region_typo, "multikueue.workers[0].location", "did you mean 'westeurope'"),
         (_no_workers, "multikueue.workers", "at least one worker"),
+        (_token_rotation_uppercase, "multikueue.tokenRotation", "1-20 lowercase letters"),
         (_worker_existing_mode, "multikueue.workers[0].cluster.mode", "AKS cluster"),
         (
             _worker_region_without_the_size,
