@@ -147,7 +147,7 @@ rig:
 	scripts/rig/build.sh
 
 rehearse-test: install rig engine
-	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py
+	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py tests/test_rehearsal_multikueue.py
 
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU, each payload's Ray launch on a Ray

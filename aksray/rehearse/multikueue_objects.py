@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from aksray.runner import RunResult
 
 OPERATORS_TYPE: Final = "aksray:platform:ClusterOperators"
-SECRET_MARK: Final = "[secret]"  # how the offline run shows a Pulumi secret
+SECRET_MARK: Final = "[secret]"  # noqa: S105 - how the offline run shows a Pulumi secret
 # Creation order: what an object refers to exists before it (its namespace, the Secret a
 # MultiKueueCluster names, the config an AdmissionCheck names, a KAI parent queue).
 APPLY_ORDER: Final = (
@@ -153,10 +153,11 @@ def with_kubeconfigs(
     worker -> kubeconfig text). Any other secret value is refused: the rig cannot make it up."""
     secrets = {kubeconfig_secret_name(worker): text for worker, text in kubeconfigs.items()}
     filled = []
-    for obj in manager.platform:
-        name = obj["metadata"]["name"]
-        if obj["kind"] == "Secret" and name in secrets:
-            obj = {**obj, "stringData": {KUBECONFIG_KEY: secrets[name]}}
+    for registered in manager.platform:
+        name = registered["metadata"]["name"]
+        obj = registered
+        if registered["kind"] == "Secret" and name in secrets:
+            obj = {**registered, "stringData": {KUBECONFIG_KEY: secrets[name]}}
         if SECRET_MARK in json.dumps(obj):
             raise UnplayableObjectError(
                 f"{object_label(obj)} of the {MANAGER_FOLDER} holds a secret only `pulumi up` "

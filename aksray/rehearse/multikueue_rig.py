@@ -24,7 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from aksray.rehearse.bringup import start_rig
-from aksray.rehearse.controlplane import CLUSTER_DOMAIN, ControlPlane, Timer, remove_run_data
+from aksray.rehearse.controlplane import (
+    CLUSTER_DOMAIN,
+    ControlPlane,
+    Timer,
+    https_ok,
+    remove_run_data,
+)
 from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.footprint import Nodes
 from aksray.rehearse.kai import KaiSetup
@@ -109,9 +115,10 @@ class Member:
             apply_object(self.kube, self.discovery, obj)
 
     def lose(self) -> None:
-        """Stop the API server (its controllers stay up, cut off, as in a lost region)."""
+        """Kill the API server at once, as a region cut off (its controllers stay up, cut off
+        too; a graceful stop would wait for every open watch)."""
         process = self._apiserver()
-        process.popen.terminate()
+        process.popen.kill()
         process.popen.wait(timeout=30)
         self.lost = True
 
@@ -120,10 +127,28 @@ class Member:
         process = self._apiserver()
         supervisor = self.plane.supervisor
         supervisor.processes.remove(process)
-        argv = [str(a) for a in process.popen.args]  # type: ignore[union-attr]
+        argv = [str(a) for a in process.popen.args]
         supervisor.start(APISERVER, argv)
-        supervisor.wait_for(f"{self.name} kube-apiserver", lambda: self.kube.get("/readyz"), 120)
+        ready = f"{self.server}/readyz"
+        supervisor.wait_for(
+            f"{self.name} kube-apiserver /readyz", lambda: https_ok(ready, self.plane.pki), 120
+        )
+        # Ready before its watch caches are: a list answers 429 until they are filled.
+        supervisor.wait_for(f"{self.name} kube-apiserver to serve lists", self._lists, 120, 0.5)
         self.lost = False
+
+    def _lists(self) -> bool:
+        for path in (
+            "/apis/ray.io/v1/rayclusters",
+            "/apis/ray.io/v1/rayjobs",
+            "/apis/kueue.x-k8s.io/v1beta2/workloads",
+            "/apis/kueue.x-k8s.io/v1beta2/clusterqueues",
+            "/api/v1/pods",
+            "/api/v1/services",
+            "/api/v1/nodes",
+        ):
+            self.kube.items(path)
+        return True
 
     def _apiserver(self) -> Any:
         return next(p for p in self.plane.supervisor.processes if p.name == APISERVER)
@@ -164,8 +189,9 @@ def _start_member(
     member = Member(name, plane, settings, Discovery(plane.kube))
     if worker:
         member.dashboard = DashboardState()
-        member.stand_in = StandInDashboard(plane.dashboard_address, plane.node_address,
-                                           member.dashboard)  # fmt: skip
+        member.stand_in = StandInDashboard(
+            plane.dashboard_address, plane.node_address, member.dashboard
+        )
         member.hosts = HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN)
         member.nodes = Nodes(plane.kube, settings, run_dir.name)
         member.nodes.all_at_max()
@@ -195,8 +221,13 @@ def start_multikueue_rig(
         raise
     timings["control planes"] = round(time.monotonic() - t0, 2)
     manager = next(m for m in members if m.name == MANAGER)
-    rig = MultiKueueRig(manager, {m.name: m for m in members if m.name != MANAGER}, run_dir,
-                        timings, [worker_lost_note()])  # fmt: skip
+    rig = MultiKueueRig(
+        manager,
+        {m.name: m for m in members if m.name != MANAGER},
+        run_dir,
+        timings,
+        [worker_lost_note()],
+    )
     rig.notes += next(m for m in members if m.name != MANAGER).plane.notes
     return rig
 
@@ -209,11 +240,13 @@ def worker_kubeconfig(member: Member, timeout: float = 60) -> str:
         data = (member.kube.get_or_none(path) or {}).get("data") or {}
         return data if "token" in data and "ca.crt" in data else None
 
-    data = member.plane.supervisor.wait_for(f"{member.name} token of {TOKEN_SECRET}", filled,
-                                            timeout, 0.5)  # fmt: skip
+    data = member.plane.supervisor.wait_for(
+        f"{member.name} token of {TOKEN_SECRET}", filled, timeout, 0.5
+    )
     token = base64.b64decode(data["token"]).decode()
-    return kubeconfig_text(worker=member.name, server=member.server, ca_data=data["ca.crt"],
-                           token=token)  # fmt: skip
+    return kubeconfig_text(
+        worker=member.name, server=member.server, ca_data=data["ca.crt"], token=token
+    )
 
 
 def connect(rig: MultiKueueRig, objects: dict[str, ClusterObjects]) -> None:
@@ -230,13 +263,20 @@ def connect(rig: MultiKueueRig, objects: dict[str, ClusterObjects]) -> None:
         rig.manager.apply_all(with_kubeconfigs(objects[MANAGER], kubeconfigs))
         kube, supervisor = rig.manager.kube, rig.manager.plane.supervisor
         for plural in ("multikueueclusters", "admissionchecks", "clusterqueues"):
-            supervisor.wait_for(f"every {plural} Active on the manager",
-                                lambda p=plural: all_active(kube, p), 90, 0.5)  # fmt: skip
+            supervisor.wait_for(
+                f"every {plural} Active on the manager", active(kube, plural), 90, 0.5
+            )
         for member in rig.workers.values():
             member.plane.supervisor.wait_for(
                 f"every ClusterQueue Active on {member.name}",
-                lambda k=member.kube: all_active(k, "clusterqueues"), 90, 0.5,
-            )  # fmt: skip
+                active(member.kube, "clusterqueues"),
+                90,
+                0.5,
+            )
+
+
+def active(kube: Kube, plural: str) -> Callable[[], bool]:
+    return lambda: all_active(kube, plural)
 
 
 def all_active(kube: Kube, plural: str) -> bool:
