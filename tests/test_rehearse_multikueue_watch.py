@@ -67,3 +67,17 @@ def test_a_lost_workers_requeue_explains_an_eviction_on_the_manager() -> None:
     assert manager_eviction_explained(_evicted("PodsReadyTimeout"))
     assert manager_eviction_explained(workload())
     assert not manager_eviction_explained(_evicted("Preempted"))
+
+
+def test_a_workers_copy_deactivated_because_the_manager_evicted_the_job_is_explained() -> None:
+    # Kueue v0.19.2, seen on the rig: a worker lost past the timeout, the manager evicts the
+    # job, and the copy it had just made in the other worker is deactivated with this reason.
+    from aksray.rehearse.observe import Observer, Sample
+
+    copy = _evicted("DeactivatedDueToEvictedOnManagerCluster")
+    copy["metadata"]["uid"] = "u1"
+    observer = Observer(None, ("team-a",))  # type: ignore[arg-type]
+    observer._check_evictions(Sample(1.0, [copy], [], {}, {}, {}, {}, {}))
+    assert observer.verdicts["evictions-explained"].held
+    observer._check_evictions(Sample(2.0, [_evicted("Preempted")], [], {}, {}, {}, {}, {}))
+    assert not observer.verdicts["evictions-explained"].held

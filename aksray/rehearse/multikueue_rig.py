@@ -101,6 +101,7 @@ class Member:
     hosts: HeadHosts | None = None
     nodes: Nodes | None = None
     lost: bool = False
+    paused: bool = False  # not observed (a returned worker while its stale copy goes)
 
     @property
     def kube(self) -> Kube:
@@ -141,6 +142,9 @@ class Member:
         for path in (
             "/apis/ray.io/v1/rayclusters",
             "/apis/ray.io/v1/rayjobs",
+            "/apis/ray.io/v1/rayservices",
+            "/apis/kueue.x-k8s.io/v1beta2/resourceflavors",
+            "/api/v1/secrets",
             "/apis/kueue.x-k8s.io/v1beta2/workloads",
             "/apis/kueue.x-k8s.io/v1beta2/clusterqueues",
             "/api/v1/pods",
@@ -290,6 +294,22 @@ def submit(member: Member, job: dict[str, Any]) -> None:
     if QUEUE_NAME_LABEL not in (job["metadata"].get("labels") or {}):
         raise RigError(f"{object_label(job)} names no queue")
     member.kube.create(f"/apis/ray.io/v1/namespaces/{namespace}/rayjobs", job)
+
+
+def stale_copy(member: Member, namespace: str, job_name: str) -> list[str]:
+    """What of a dispatched RayJob is still in a worker: its Workload, the RayJob, its pods."""
+    found = [
+        f"Workload {w['metadata']['name']}"
+        for w in member.kube.items(f"{MULTIKUEUE_API}/namespaces/{namespace}/workloads")
+        if w["metadata"]["name"].startswith(f"rayjob-{job_name}-")
+    ]
+    if member.kube.get_or_none(f"/apis/ray.io/v1/namespaces/{namespace}/rayjobs/{job_name}"):
+        found.append(f"RayJob {job_name}")
+    pods = member.kube.items(f"/api/v1/namespaces/{namespace}/pods", "ray.io/node-type")
+    found += [
+        f"pod {p['metadata']['name']}" for p in pods if p["metadata"]["name"].startswith(job_name)
+    ]
+    return found
 
 
 def delete_quietly(member: Member, path: str | None) -> None:

@@ -87,7 +87,9 @@ def fleet_of(rig: MultiKueueRig, namespaces: tuple[str, ...]) -> tuple[Fleet, li
         tokens.append((name, worker_hooks(observers[name], member, namespaces)))
     fleet = Fleet(
         observers,
-        lambda name: not (name in rig.workers and rig.workers[name].lost),
+        lambda name: (
+            name not in rig.workers or not (rig.workers[name].lost or rig.workers[name].paused)
+        ),
         MANAGER,
         lambda: [
             c

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aksray.rehearse import objects as o
-from aksray.rehearse.multikueue_rig import MultiKueueRig, submit
+from aksray.rehearse.multikueue_rig import MultiKueueRig, stale_copy, submit
 from aksray.rehearse.multikueue_watch import Fleet, by_workload, dispatched_to, job_status
 from aksray.rehearse.observe import Verdict
 from aksray.rehearse.sizing import NotApplicableError
@@ -195,18 +195,37 @@ def worker_lost(ctx: MultiKueueContext, first: str, lost: str) -> None:
 
 
 def worker_back(ctx: MultiKueueContext, first: str, lost: str) -> None:
-    fleet = ctx.fleet
-    ctx.rig.workers[lost].restore()
+    """The lost worker returns. Its copy of the first job is stale (the job ran elsewhere): the
+    manager deletes its Workload and RayJob, the garbage collector then its pods. The worker is
+    not observed until all of it is gone: meanwhile its pods run with no admitted Workload, as
+    they would on AKS, and the times say how long."""
+    fleet, member = ctx.fleet, ctx.rig.workers[lost]
+    job = ctx.jobs[first]["metadata"]
+    member.paused = True
+    member.restore()
+    t0 = time.monotonic()
     fleet.note(fleet.manager, lost, "back", "its API server started again")
-    cleaned = fleet.wait_until(
-        f"the stale copy of {first} in {lost} to go",
-        lambda f: not copies_in(f, lost, first),
-        STALE_COPY_TIMEOUT_S,
-    )
+    reported: set[str] = set()
+
+    def gone(f: Fleet) -> bool:
+        left = stale_copy(member, job["namespace"], job["name"])
+        kinds = {x.split()[0] for x in left}
+        for kind in ("Workload", "RayJob", "pod"):
+            if kind not in kinds and kind not in reported:
+                reported.add(kind)
+                after = f"{time.monotonic() - t0:.1f}s after it came back"
+                f.note(f.manager, lost, f"stale {kind} gone", after)
+        return not left
+
+    cleaned = fleet.wait_until(f"the stale copy of {first} in {lost} to go", gone,
+                               STALE_COPY_TIMEOUT_S)  # fmt: skip
+    ctx.seconds["back to stale copy gone"] = round(time.monotonic() - t0, 1)
+    member.paused = False
     ctx.expect(
         f"the manager removes {lost}'s stale copy of {first} once it is back",
         cleaned,
-        f"{lost} still holds {first} {STALE_COPY_TIMEOUT_S:.0f}s after it came back",
+        f"{lost} still holds {stale_copy(member, job['namespace'], job['name'])} "
+        f"{STALE_COPY_TIMEOUT_S:.0f}s after it came back",
     )
 
 

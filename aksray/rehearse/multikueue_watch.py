@@ -15,7 +15,8 @@ from typing import Any, Final
 
 from aksray.rehearse import objects as o
 from aksray.rehearse.controlplane import CLUSTER_DOMAIN
-from aksray.rehearse.observe import Observer, Sample, TimelineEvent, Verdict
+from aksray.rehearse.kube import KubeError
+from aksray.rehearse.observe import EXPLAINED_EVICTIONS, Observer, Sample, TimelineEvent, Verdict
 from aksray.rehearse.token import TokenWatch
 
 MANAGER_RUNS_NOTHING: Final = "manager-runs-no-ray-pod"
@@ -23,9 +24,9 @@ MANAGER_EVICTIONS: Final = "manager-evictions-explained"
 DESTROY: Final = "destroy-leaves-nothing"
 # The per-cluster invariants the fleet states itself, across clusters.
 FLEET_OWNED: Final = ("destroy-leaves-nothing", "evictions-explained")
-EXPLAINED_ON_MANAGER: Final = ("PodsReadyTimeout", "Deactivated", "InactiveWorkload")
 # Kueue's eviction reason when an admission check goes to Retry (a lost worker, on the manager).
 ADMISSION_CHECK_EVICTION: Final = "AdmissionCheck"
+TOO_MANY_REQUESTS: Final = 429
 
 
 def dispatched_to(workload: Mapping[str, Any]) -> str | None:
@@ -55,7 +56,7 @@ def manager_eviction_explained(workload: Mapping[str, Any]) -> bool:
     evicted = o.conditions(workload).get("Evicted", {})
     if evicted.get("status") != "True":
         return True
-    return evicted.get("reason") in (ADMISSION_CHECK_EVICTION, *EXPLAINED_ON_MANAGER)
+    return evicted.get("reason") in (ADMISSION_CHECK_EVICTION, *EXPLAINED_EVICTIONS)
 
 
 def by_workload(sample: Sample) -> dict[str, dict[str, Any]]:
@@ -96,8 +97,14 @@ class Fleet:
 
     def sample(self) -> None:
         for name, observer in self.observers.items():
-            if self.reachable(name):
+            if not self.reachable(name):
+                continue
+            try:
                 self.samples[name] = observer.sample()
+            except KubeError as error:
+                # A worker just back answers 429 while its watch caches fill: next sample.
+                if error.status != TOO_MANY_REQUESTS or name == self.manager:
+                    raise
         self._manager(self.samples[self.manager])
 
     def wait_until(
