@@ -27,6 +27,7 @@ from aksray.multikueue_plan import resources_under
 from aksray.multikueue_render import MANAGER_FOLDER, clusters_of
 from aksray.render import is_kubernetes_object
 from manifests.multikueue import KUBECONFIG_KEY, kubeconfig_secret_name
+from manifests.ray_pods import WORKLOAD_LABEL
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
@@ -138,7 +139,7 @@ def cluster_objects(result: RunResult) -> dict[str, ClusterObjects]:
         ]
         platform = sorted((o for o in objects if o["kind"] not in RAY_KINDS), key=order_key)
         jobs = {
-            str((o["metadata"].get("labels") or {}).get("aksray.io/workload", "")): o
+            str((o["metadata"].get("labels") or {}).get(WORKLOAD_LABEL, "")): o
             for o in objects
             if o["kind"] == "RayJob"
         }

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from aksray.rehearse.controlplane import rig_run_dir
 from aksray.rehearse.kube import KubeError
 from aksray.rehearse.multikueue_objects import (
+    ClusterObjects,
     UnplayableObjectError,
     cluster_objects,
     program_run,
@@ -34,11 +35,14 @@ from aksray.rehearse.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file
 from aksray.rehearse.toolchain import ToolchainMissingError, rig_missing, rig_toolchain
 from catalog.quantities import GPU_RESOURCE
+from manifests.ray_pods import TEAM_LABEL
 from scheduling.multikueue import manager_settings, worker_settings
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
+    from aksray.runner import RunResult
     from settings.model import Settings
+
 
 RUN_ID: Final = "rehearse-1"
 
@@ -102,9 +106,8 @@ def fleet_of(rig: MultiKueueRig, namespaces: tuple[str, ...]) -> tuple[Fleet, li
     return fleet, named
 
 
-def rehearse_multikueue(
-    stack_file: Path, stack_name: str, progress: Callable[[str], None] = quiet
-) -> ScenarioResult:
+def checked_run(stack_file: Path, stack_name: str, progress: Callable[[str], None]) -> RunResult:
+    """Everything the rehearsal needs is there, and the program's offline run on the stack."""
     from aksray.reference import locate
 
     missing = [m for m in (rig_missing(),) if m]
@@ -115,66 +118,74 @@ def rehearse_multikueue(
         )
     if missing:
         raise ToolchainMissingError("\n".join(missing))
-    t0 = time.monotonic()
-    stack = read_stack_file(stack_file)
     progress(f"{stack_name}: checking the stack (the program offline)")
     try:
-        ran = program_run(stack_file, stack_name, dispatched_jobs(stack))
+        ran = program_run(stack_file, stack_name, dispatched_jobs(read_stack_file(stack_file)))
     except UnplayableObjectError as why:
         raise InvalidConfigError([f"error: {why}"]) from None
     if ran.problems:
         raise InvalidConfigError([f"error: {p}" for p in ran.problems])
+    return ran
+
+
+def rehearse_multikueue(
+    stack_file: Path, stack_name: str, progress: Callable[[str], None] = quiet
+) -> ScenarioResult:
+    t0 = time.monotonic()
+    ran = checked_run(stack_file, stack_name, progress)
     settings: Settings = ran.settings
     objects = cluster_objects(ran)
     tools = rig_toolchain()
     result = ScenarioResult(stack_name, MULTIKUEUE_SCENARIO, tools.controller_versions())
-    namespaces = tuple(sorted({t.namespace for t in settings.scheduling.teams}))
     rig = start_multikueue_rig(tools, rig_run_dir(), cluster_settings(settings), progress)
     try:
         progress("connecting the manager to the workers")
         connect(rig, objects)
-        result.notes += [
-            *rig.notes,
-            "bring-up: "
-            + ", ".join(f"{step} {seconds:.1f}s" for step, seconds in rig.timings.items()),
-        ]
-        fleet, tokens = fleet_of(rig, namespaces)
-        run_times: dict[str, float] = {}
-        for member in rig.workers.values():
-            assert member.dashboard is not None
-            member.dashboard.timing = job_timing(run_times)
-        team = next(iter(objects[MANAGER].jobs.values()), {}).get("metadata", {}).get("namespace")
-        ctx = MultiKueueContext(
-            fleet, rig, objects[MANAGER].jobs, run_times, worker_gpu_quota(settings, str(team))
-        )
-        try:
-            play(ctx)
-        except NotApplicableError as why:
-            result.applicable = False
-            result.notes.append(f"not applicable to this stack: {why}")
-        except (KubeError, RigError) as error:  # the rig itself failed: destroy, then report it
-            ctx.expect("the scenario plays to its end", False, f"{type(error).__name__}: {error}")
-        t_destroy = time.monotonic()
-        left = destroy(rig, objects, namespaces)
-        ctx.seconds["destroy"] = round(time.monotonic() - t_destroy, 1)
-        fleet.note(
-            MANAGER,
-            "rehearsal",
-            "destroyed",
-            f"{len(left)} left" if left else "nothing left behind on any cluster",
-        )
-        gone = Verdict(DESTROY, not left, ("left behind: " + ", ".join(left)) if left else "")
-        result.events = fleet.timeline()
-        result.invariants = fleet.verdict_list() + tokens + [gone] + ctx.checks
-        peaks = rig.peak_memory_mib()
-        memory = ", ".join(f"{name} {mib} MiB" for name, mib in peaks.items())
-        steps = ", ".join(f"{k} {v:.1f}s" for k, v in ctx.seconds.items())
-        result.notes += [
-            *ctx.notes,
-            f"steps: {steps}",
-            f"rig processes' peak memory: {memory}, {sum(peaks.values())} MiB in all",
-        ]
+        bring_up = ", ".join(f"{step} {seconds:.1f}s" for step, seconds in rig.timings.items())
+        result.notes += [*rig.notes, f"bring-up: {bring_up}"]
+        played(rig, objects, settings, result)
     finally:
         rig.stop()
     result.seconds = time.monotonic() - t0
     return result
+
+
+def played(
+    rig: MultiKueueRig,
+    objects: dict[str, ClusterObjects],
+    settings: Settings,
+    result: ScenarioResult,
+) -> None:
+    """The scenario, then destroy; the timeline, verdicts, times and memory into `result`."""
+    namespaces = tuple(sorted({t.namespace for t in settings.scheduling.teams}))
+    fleet, tokens = fleet_of(rig, namespaces)
+    run_times: dict[str, float] = {}
+    for member in rig.workers.values():
+        assert member.dashboard is not None
+        member.dashboard.timing = job_timing(run_times)
+    jobs = objects[MANAGER].jobs
+    team = next(iter(jobs.values()), {}).get("metadata", {}).get("labels", {}).get(TEAM_LABEL)
+    ctx = MultiKueueContext(fleet, rig, jobs, run_times, worker_gpu_quota(settings, str(team)))
+    try:
+        play(ctx)
+    except NotApplicableError as why:
+        result.applicable = False
+        result.notes.append(f"not applicable to this stack: {why}")
+    except (KubeError, RigError) as error:  # the rig itself failed: destroy, then report it
+        ctx.expect("the scenario plays to its end", False, f"{type(error).__name__}: {error}")
+    t_destroy = time.monotonic()
+    left = destroy(rig, objects, namespaces)
+    ctx.seconds["destroy"] = round(time.monotonic() - t_destroy, 1)
+    fleet.note(MANAGER, "rehearsal", "destroyed",
+               f"{len(left)} left" if left else "nothing left behind on any cluster")  # fmt: skip
+    gone = Verdict(DESTROY, not left, ("left behind: " + ", ".join(left)) if left else "")
+    result.events = fleet.timeline()
+    result.invariants = [*fleet.verdict_list(), *tokens, gone, *ctx.checks]
+    peaks = rig.peak_memory_mib()
+    memory = ", ".join(f"{name} {mib} MiB" for name, mib in peaks.items())
+    steps = ", ".join(f"{k} {v:.1f}s" for k, v in ctx.seconds.items())
+    result.notes += [
+        *ctx.notes,
+        f"steps: {steps}",
+        f"rig processes' peak memory: {memory}, {sum(peaks.values())} MiB in all",
+    ]

@@ -196,9 +196,9 @@ def worker_lost(ctx: MultiKueueContext, first: str, lost: str) -> None:
 
 def worker_back(ctx: MultiKueueContext, first: str, lost: str) -> None:
     """The lost worker returns. Its copy of the first job is stale (the job ran elsewhere): the
-    manager deletes its Workload and RayJob, the garbage collector then its pods. The worker is
-    not observed until all of it is gone: meanwhile its pods run with no admitted Workload, as
-    they would on AKS, and the times say how long."""
+    manager deletes its Workload, then the RayJob and its pods go. The worker is not observed
+    until all of it is gone (its pods run meanwhile with no admitted Workload, which the
+    one-cluster invariant would call a breach); the timeline says when each part went."""
     fleet, member = ctx.fleet, ctx.rig.workers[lost]
     job = ctx.jobs[first]["metadata"]
     member.paused = True
