@@ -14,6 +14,7 @@ from aksray.rehearse.multikueue_objects import (
     deletion_order,
     object_label,
     program_run,
+    token_secret_of,
     with_kubeconfigs,
     with_runs,
 )
@@ -126,3 +127,11 @@ def test_a_run_on_a_job_the_stack_does_not_enable_is_refused() -> None:
     document = yaml.safe_load(Path(stack_file("multiregion")).read_text(encoding="utf-8"))
     with pytest.raises(UnplayableObjectError, match=r"workloads\.llm-serve"):
         with_runs(document, {"llm-serve": "r1"})
+
+
+def test_the_token_secret_is_the_one_the_program_creates(
+    objects: dict[str, ClusterObjects],
+) -> None:
+    assert token_secret_of(objects["weu"]) == "multikueue-manager-token"
+    with pytest.raises(UnplayableObjectError, match="worker manager: the program creates no"):
+        token_secret_of(objects["manager"])

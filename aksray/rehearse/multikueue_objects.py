@@ -60,6 +60,7 @@ APPLY_ORDER: Final = (
     "RayService",
 )
 RAY_KINDS: Final = ("RayJob", "RayService")
+SERVICE_ACCOUNT_TOKEN: Final = "kubernetes.io/service-account-token"  # noqa: S105 - a type
 
 
 class UnplayableObjectError(Exception):
@@ -145,6 +146,14 @@ def cluster_objects(result: RunResult) -> dict[str, ClusterObjects]:
         }
         found[cluster] = ClusterObjects(cluster, tuple(platform), jobs)
     return found
+
+
+def token_secret_of(worker: ClusterObjects) -> str:
+    """The name of the manager account's token Secret the program creates on a worker."""
+    for obj in worker.platform:
+        if obj["kind"] == "Secret" and obj.get("type") == SERVICE_ACCOUNT_TOKEN:
+            return str(obj["metadata"]["name"])
+    raise UnplayableObjectError(f"worker {worker.name}: the program creates no token Secret")
 
 
 def with_kubeconfigs(

@@ -42,7 +42,7 @@ from aksray.rehearse.toolchain import RigToolchain
 from catalog.versions import KUEUE
 from manifests.helm_values import kueue_manager_config
 from manifests.kueue import QUEUE_NAME_LABEL
-from manifests.multikueue import TOKEN_SECRET, kubeconfig_text
+from manifests.multikueue import kubeconfig_text
 
 if TYPE_CHECKING:
     from settings.model import Settings
@@ -236,16 +236,17 @@ def start_multikueue_rig(
     return rig
 
 
-def worker_kubeconfig(member: Member, timeout: float = 60) -> str:
-    """The kubeconfig of the worker's manager account, once its token Secret is filled in."""
-    path = f"/api/v1/namespaces/{KUEUE.namespace}/secrets/{TOKEN_SECRET}"
+def worker_kubeconfig(member: Member, secret: str, timeout: float = 60) -> str:
+    """The kubeconfig of the worker's manager account, once its token Secret (`secret`) is
+    filled in."""
+    path = f"/api/v1/namespaces/{KUEUE.namespace}/secrets/{secret}"
 
     def filled() -> dict[str, str] | None:
         data = (member.kube.get_or_none(path) or {}).get("data") or {}
         return data if "token" in data and "ca.crt" in data else None
 
     data = member.plane.supervisor.wait_for(
-        f"{member.name} token of {TOKEN_SECRET}", filled, timeout, 0.5
+        f"{member.name} token of {secret}", filled, timeout, 0.5
     )
     token = base64.b64decode(data["token"]).decode()
     return kubeconfig_text(
@@ -256,14 +257,14 @@ def worker_kubeconfig(member: Member, timeout: float = 60) -> str:
 def connect(rig: MultiKueueRig, objects: dict[str, ClusterObjects]) -> None:
     """Put each cluster's objects on it (the workers' first, for their tokens), then wait for
     every MultiKueueCluster, AdmissionCheck and ClusterQueue of the manager to be active."""
-    from aksray.rehearse.multikueue_objects import with_kubeconfigs
+    from aksray.rehearse.multikueue_objects import token_secret_of, with_kubeconfigs
 
     timer = Timer(rig.timings)
     with timer.step("objects and connection"):
         kubeconfigs = {}
         for name, member in rig.workers.items():
             member.apply_all(objects[name].platform)
-            kubeconfigs[name] = worker_kubeconfig(member)
+            kubeconfigs[name] = worker_kubeconfig(member, token_secret_of(objects[name]))
         rig.manager.apply_all(with_kubeconfigs(objects[MANAGER], kubeconfigs))
         kube, supervisor = rig.manager.kube, rig.manager.plane.supervisor
         for plural in ("multikueueclusters", "admissionchecks", "clusterqueues"):
