@@ -142,12 +142,13 @@ e2e: engine
 # kube-scheduler, kwok, Kueue, the KubeRay operator and KAI's five services from the Go module
 # proxy into a cache outside the repository (cold, 2 cores, measured: 25-30 min without KAI on a
 # machine of its own, KAI adds 5-6 min; 72 min on a shared, loaded one; then seconds). `make rehearse-test`
-# plays every scenario on the dev and prod stacks and the two seed demos through the real engine.
+# plays every scenario on the dev and prod stacks and the two seed demos through the real engine,
+# and the MultiKueue scenario on the multiregion stack (a manager and two worker control planes).
 rig:
 	scripts/rig/build.sh
 
 rehearse-test: install rig engine
-	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py
+	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py tests/test_rehearsal_multikueue.py
 
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU, each payload's Ray launch on a Ray

@@ -9,7 +9,7 @@ from catalog.versions import KUEUE_API_VERSION
 from components.multikueue_manager import MultiKueueManager
 from components.multikueue_worker import MultiKueueWorker
 from components.platform import Platform
-from manifests.multikueue import dispatched_kinds
+from manifests.multikueue import watched_kinds
 from scheduling.multikueue import manager_settings, team_workers, worker_settings
 from settings.model import Settings
 
@@ -46,7 +46,7 @@ class MultiKueuePlatform(pulumi.ComponentResource):
             if storage
             else {}
         )
-        kinds = dispatched_kinds(settings)
+        kinds = watched_kinds()
         where = team_workers(settings)
         submitted = [
             w

@@ -15,10 +15,10 @@ from typing import Any, Final
 import yaml
 
 from catalog.versions import KUEUE, KUEUE_API_VERSION
+from manifests.helm_values import KUEUE_FRAMEWORK_BY_KIND
 from scheduling.multikueue import team_workers
 from scheduling.queues import multikueue_check
 from settings.model import Settings
-from workloads.catalog import WORKLOADS
 
 # Kueue's controller for the admission check that dispatches to worker clusters.
 MULTIKUEUE_CONTROLLER: Final = "kueue.x-k8s.io/multikueue"
@@ -41,8 +41,8 @@ def _labels() -> dict[str, str]:
 
 
 def worker_role_rules(kinds: Collection[str]) -> list[dict[str, Any]]:
-    """The rules of upstream's worker role for the Ray kinds the stack dispatches (its
-    create-multikueue-kubeconfig.sh), without the rows for kinds this platform never runs."""
+    """The rules of upstream's worker role for `kinds` (its create-multikueue-kubeconfig.sh),
+    without the rows for kinds this platform never runs (batch Jobs, JobSets, Pods, ...)."""
     rules: list[dict[str, Any]] = []
     for kind in sorted(kinds, key=list(RAY_RESOURCES).index):
         resource = RAY_RESOURCES[kind]
@@ -70,11 +70,12 @@ def worker_role_rules(kinds: Collection[str]) -> list[dict[str, Any]]:
     return rules
 
 
-def dispatched_kinds(settings: Settings) -> tuple[str, ...]:
-    """The Ray kinds of the workloads the manager dispatches (scheduling/multikueue.py)."""
-    regional = settings.multikueue.regional if settings.multikueue else {}
-    kinds = {WORKLOADS[w.name].kind for w in settings.enabled_workloads if w.name not in regional}
-    return tuple(kind for kind in RAY_RESOURCES if kind in kinds) or ("RayJob",)
+def watched_kinds() -> tuple[str, ...]:
+    """The Ray kinds the manager's Kueue integrates (its Configuration's frameworks). Kueue's
+    remote client watches each of them on every worker, whatever the stack dispatches, and does
+    not connect to a worker where one watch is forbidden (Kueue v0.19.2,
+    `multikueuecluster.go` `updateConfigAndRefreshWatchers`)."""
+    return tuple(kind for kind in RAY_RESOURCES if kind in KUEUE_FRAMEWORK_BY_KIND)
 
 
 def token_secret_name(rotation: str = "") -> str:

@@ -112,8 +112,10 @@ def test_the_manager_account_on_a_worker_is_least_privilege(result: RunResult) -
     )
     assert _provider(role) == "aksray-weu-cluster-k8s"
     rules = role.inputs["rules"]
-    # The stack dispatches RayJobs only (vllm-batch, elastic, stays in weu).
-    assert rules == worker_role_rules(["RayJob"])
+    # The stack dispatches RayJobs only (vllm-batch, elastic, stays in weu), but Kueue's remote
+    # client watches every kind the manager's Kueue integrates (RayJob and RayService) on each
+    # worker and refuses to connect without (Kueue v0.19.2, seen on the rehearsal rig).
+    assert rules == worker_role_rules(["RayJob", "RayService"])
     groups = {group for rule in rules for group in rule["apiGroups"]}
     assert groups == {"ray.io", "kueue.x-k8s.io"}
     verbs = {verb for rule in rules for verb in rule["verbs"]}

@@ -150,7 +150,8 @@ def test_the_rehearsal_refuses_a_multikueue_stack_clearly(tmp_path: Path) -> Non
     stack = {key.removeprefix(P): value for key, value in config.items()}
     with pytest.raises(InvalidConfigError) as refused:
         validate(stack, tmp_path, "multiregion")
-    assert "cannot play a MultiKueue manager" in str(refused.value)
+    assert "one-cluster rehearsal cannot play a MultiKueue manager" in str(refused.value)
+    assert "the `multikueue` scenario" in str(refused.value)
 
 
 def test_render_writes_one_folder_per_cluster(tmp_path: Path) -> None:

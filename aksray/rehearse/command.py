@@ -15,7 +15,12 @@ from types import FrameType
 from typing import Any
 
 from aksray.rehearse.processes import RigError
-from aksray.rehearse.scenario_names import ALL_SCENARIOS, SCENARIO_NAMES
+from aksray.rehearse.scenario_names import (
+    ALL_SCENARIOS,
+    MULTIKUEUE_SCENARIO,
+    SCENARIO_NAMES,
+    SUBMIT_ALL,
+)
 from aksray.rehearse.toolchain import ToolchainMissingError
 from aksray.usage import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from aksray.usage import EXIT_PROBLEMS as EXIT_BROKEN
@@ -40,8 +45,9 @@ def add_parser(
     rehearse.add_argument(
         "--scenario",
         default="submit-all",
-        choices=[*SCENARIO_NAMES, ALL],
-        help="what to play (default: submit-all; `all` plays every scenario on one rig)",
+        choices=[*SCENARIO_NAMES, MULTIKUEUE_SCENARIO, ALL],
+        help="what to play (default: submit-all; `all` plays every scenario on one rig; a stack "
+        "with `multikueue` plays `multikueue` on a manager and worker control planes)",
     )
     rehearse.add_argument(
         "--kubeconfig",
@@ -76,7 +82,32 @@ def _interrupt(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def multikueue(args: argparse.Namespace, config_file: Path, name: str) -> Any:
+    """A stack with `multikueue`: the `multikueue` scenario on a rig of its own."""
+    from aksray.rehearse.multikueue_run import rehearse_multikueue
+    from aksray.rehearse.run import InvalidConfigError
+
+    refused = []
+    if args.kubeconfig is not None:
+        refused.append(f"error: --kubeconfig {args.kubeconfig}: a stack with `multikueue` is "
+                       "rehearsed on a manager and worker control planes the rehearsal starts; "
+                       "leave --kubeconfig out")  # fmt: skip
+    if args.scheduler != "kai-scheduler":
+        refused.append(
+            f"error: --scheduler {args.scheduler}: the workers of a stack with `multikueue` run "
+            "KAI as the platform ships it; leave --scheduler out"
+        )
+    if args.scenario not in (SUBMIT_ALL, MULTIKUEUE_SCENARIO, ALL):
+        refused.append(f"error: --scenario {args.scenario}: a stack with `multikueue` plays the "
+                       f"`{MULTIKUEUE_SCENARIO}` scenario (the default); the one-cluster "
+                       "scenarios play a stack without `multikueue`")  # fmt: skip
+    if refused:
+        raise InvalidConfigError(refused)
+    return rehearse_multikueue(config_file, name, progress_printer())
+
+
 def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
+    from aksray.rehearse.multikueue_run import is_multikueue
     from aksray.rehearse.report import json_document, text_lines
     from aksray.rehearse.run import InvalidConfigError, rehearse
 
@@ -87,14 +118,22 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     scenarios = list(ALL_SCENARIOS) if args.scenario == ALL else [args.scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
-        results = rehearse(
-            config_file,
-            name,
-            scenarios,
-            args.kubeconfig,
-            scheduler=args.scheduler,
-            progress=progress_printer(),
-        )
+        if is_multikueue(config_file):
+            results = [multikueue(args, config_file, name)]
+        elif args.scenario == MULTIKUEUE_SCENARIO:
+            raise InvalidConfigError(
+                [f"error: --scenario {MULTIKUEUE_SCENARIO}: {config_file} has no `multikueue` "
+                 "section; play it on a stack with one (docs/multikueue.md)"]
+            )  # fmt: skip
+        else:
+            results = rehearse(
+                config_file,
+                name,
+                scenarios,
+                args.kubeconfig,
+                scheduler=args.scheduler,
+                progress=progress_printer(),
+            )
     except InvalidConfigError as invalid:
         for line in invalid.lines:
             print(line, file=sys.stderr)

@@ -29,6 +29,10 @@ EXPLAINED_PREEMPTIONS: Final = {
     "InCohortReclaimWhileBorrowing": "reclaim from a borrowing ClusterQueue",
     "InCohortFairSharing": "fair sharing within the cohort",
 }
+# Evictions that explain themselves; the last: a MultiKueue worker's copy of a job the manager
+# evicted (aksray/rehearse/multikueue_watch.py).
+EXPLAINED_EVICTIONS: Final = ("PodsReadyTimeout", "Deactivated", "InactiveWorkload",
+                              "DeactivatedDueToEvictedOnManagerCluster")  # fmt: skip
 INVARIANTS: Final = (
     "pods-only-when-admitted",
     "pods-on-flavor-nodes",
@@ -340,7 +344,7 @@ class Observer:
             preempted = conds.get("Preempted", {})
             if reason == "Preempted" and preempted.get("reason") in EXPLAINED_PREEMPTIONS:
                 continue
-            if reason in ("PodsReadyTimeout", "Deactivated", "InactiveWorkload"):
+            if reason in EXPLAINED_EVICTIONS:
                 continue
             self.verdicts["evictions-explained"].breach(
                 f"t=+{sample.t:.1f}s {label} evicted for {reason!r} "

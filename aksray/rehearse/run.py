@@ -102,12 +102,13 @@ def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
     from aksray.runner import run_program
 
     if stack.get("multikueue"):
-        # The rig is one cluster; played as one, a manager has no pools and no quota.
+        # This rig is one cluster; played as one, a manager has no pools and no quota
+        # (aksray/rehearse/multikueue_run.py plays the manager and its workers).
         raise InvalidConfigError(
             [
-                "error: multikueue: the rehearsal plays one cluster and cannot play a MultiKueue "
-                "manager with its workers yet; `aksray plan` checks such a stack "
-                "(docs/multikueue.md)"
+                "error: multikueue: the one-cluster rehearsal cannot play a MultiKueue manager "
+                "with its workers; `aksray rehearse` plays such a stack with the `multikueue` "
+                "scenario (docs/multikueue.md)"
             ]
         )
     path = run_dir / f"Pulumi.{name}.yaml"

@@ -26,3 +26,5 @@ ALL_SCENARIOS: Final = (
     ENDPOINT_SCALES,
 )
 SCENARIO_NAMES: Final = ALL_SCENARIOS
+# A stack with `multikueue` plays this one alone (aksray/rehearse/multikueue_scenario.py).
+MULTIKUEUE_SCENARIO: Final = "multikueue"
