@@ -39,9 +39,9 @@ from manifests.ray import (
     payload_config_map,
     ray_job,
     ray_service,
-    serve_config_v2,
 )
 from manifests.ray_pods import HF_TOKEN_KEY, HF_TOKEN_SECRET
+from manifests.serve_config import serve_config_v2
 from manifests.staging import awaited_until_staged
 from settings.model import Settings, TeamSettings, WorkloadSettings
 from settings.workloads import STAGING_WORKLOAD

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 import pytest
 
-from manifests import ray
+from manifests import serve_config as serve
 from tests.support.harness import planned
 from workloads.aurora_finetune import main as aurora
 from workloads.common import blob
@@ -125,7 +125,7 @@ def test_the_payloads_default_to_the_shared_blob_layout() -> None:
     for options in (qwen_options, vllm_options):
         assert (options.model, options.adapter_container) == (BASE_MODEL, "team-a-data")
         assert (options.adapter_prefix, options.adapter_name) == (ADAPTER_PREFIX, ADAPTER_NAME)
-    assert ray.adapter_uri("acct", "team-a-data").endswith(f"/{ADAPTER_PREFIX}")
+    assert serve.adapter_uri("acct", "team-a-data").endswith(f"/{ADAPTER_PREFIX}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -328,7 +328,7 @@ def test_vllm_processor_config_with_and_without_the_adapter() -> None:
     assert "dynamic_lora_loading_path" not in base
     assert "enable_lora" not in base["engine_kwargs"]
     # The batch job and the endpoint read the adapter from the same place.
-    assert with_lora["dynamic_lora_loading_path"] == ray.adapter_uri("acct", "team-a-data")
+    assert with_lora["dynamic_lora_loading_path"] == serve.adapter_uri("acct", "team-a-data")
 
 
 def test_vllm_rows() -> None:
@@ -366,10 +366,10 @@ def test_vllm_layout_and_bad_arguments() -> None:
 
 
 def test_llm_config_needs_an_account_only_for_the_adapter() -> None:
-    base: dict[str, Any] = ray.llm_config(lora_adapter=False, storage_account=None)
+    base: dict[str, Any] = serve.llm_config(lora_adapter=False, storage_account=None)
     assert "lora_config" not in base
     with pytest.raises(ValueError, match="storage account"):
-        ray.llm_config(lora_adapter=True, storage_account=None)
+        serve.llm_config(lora_adapter=True, storage_account=None)
 
 
 def test_batch_streams_the_staged_model_and_reads_its_tokenizer_from_blob() -> None:

@@ -17,7 +17,7 @@ from typing import IO, Any
 
 import pytest
 
-from manifests import ray
+from manifests import serve_config as serve
 from workloads.aurora_finetune import main as aurora
 from workloads.common.layout import ADAPTER_NAME
 from workloads.qwen_lora import main as qwen
@@ -176,7 +176,7 @@ def test_serve_llm_configs_validate_with_rays_llm_config(
     from ray.llm._internal.serve.core.configs.llm_config import LLMConfig
     from ray.serve.schema import ServeDeploySchema
 
-    config = ray.serve_config(
+    config = serve.serve_config(
         lora_adapter=lora,
         adapter_container="team-a-data",
         storage_account="acct",
@@ -188,10 +188,10 @@ def test_serve_llm_configs_validate_with_rays_llm_config(
     (app,) = config["applications"]
     (raw,) = app["args"]["llm_configs"]
     parsed = LLMConfig.model_validate(raw)  # its validator checks deployment_config too
-    assert parsed.model_id == ray.SERVE_MODEL_ID
+    assert parsed.model_id == serve.SERVE_MODEL_ID
     if lora:
         assert parsed.lora_config is not None
-        assert parsed.lora_config.dynamic_lora_loading_path == ray.adapter_uri(
+        assert parsed.lora_config.dynamic_lora_loading_path == serve.adapter_uri(
             "acct", "team-a-data"
         )
     else:
@@ -211,7 +211,7 @@ def test_serve_llm_configs_validate_with_rays_llm_config(
 
         parsed_scaling = AutoscalingConfig.model_validate(scaling)
         assert (parsed_scaling.min_replicas, parsed_scaling.max_replicas) == replicas
-        assert parsed_scaling.target_ongoing_requests == ray.TARGET_ONGOING_REQUESTS
+        assert parsed_scaling.target_ongoing_requests == serve.TARGET_ONGOING_REQUESTS
     else:
         assert scaling is None
         assert parsed.deployment_config["num_replicas"] == replicas[0]
@@ -225,7 +225,7 @@ def test_batch_processor_config_validates_with_ray_data_llm() -> None:
         config = vLLMEngineProcessorConfig(**vllm.processor_config(options, "acct"))
         assert config.model_source == options.model
         assert config.batch_size == options.batch_size
-        expected = ray.adapter_uri("acct", "team-a-data") if options.lora else None
+        expected = serve.adapter_uri("acct", "team-a-data") if options.lora else None
         assert config.dynamic_lora_loading_path == expected
     row = vllm.preprocess({"prompt": "x"}, adapter=ADAPTER_NAME, max_tokens=4, temperature=0)
     assert row["model"] == ADAPTER_NAME

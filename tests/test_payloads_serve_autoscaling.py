@@ -4,10 +4,10 @@ them when the endpoint is idle.
 
 A real local Ray cluster runs Serve with a stand-in deployment in place of vLLM (no GPU): each
 request waits a second, as a generation would. The policy's thresholds are the platform's own
-(`manifests.ray.deployment_config`: minimum, maximum, target ongoing requests); only its delays
-are shortened so the test takes a minute, not the production delays' several. What the Ray
-autoscaler then does with the replicas (one GPU worker each, admitted by Kueue slice by slice)
-is the rehearsal's `endpoint-scales`. Payload tier: `make test-payloads`.
+(`manifests.serve_config.deployment_config`: minimum, maximum, target ongoing requests); only
+its delays are shortened so the test takes a minute, not the production delays' several. What
+the Ray autoscaler then does with the replicas (one GPU worker each, admitted by Kueue slice by
+slice) is the rehearsal's `endpoint-scales`. Payload tier: `make test-payloads`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from manifests.ray import deployment_config
+from manifests.serve_config import deployment_config
 
 pytestmark = pytest.mark.payload
 
