@@ -149,21 +149,14 @@ def overflow(ctx: MultiKueueContext, second: str, full: str) -> None:
         "submitted",
         f"to the manager ({rayjob_gpus(ctx.jobs[second])} GPUs; {full} is full)",
     )
-    done = fleet.wait_until(
-        f"{second} to finish", lambda f: manager_finished(f, second), STEP_TIMEOUT_S
-    )
+    finished = _finished(ctx, second)
     went = where(fleet, second)
     ctx.expect(
         f"{second} goes to the other worker, {other(ctx.rig, full)}",
         went == other(ctx.rig, full),
         f"{second} was dispatched to {went}",
     )
-    status = job_status(fleet.samples[fleet.manager], second)
-    ctx.expect(
-        f"{second} succeeds there and the manager's copy reflects it",
-        done and status == ("Complete", "SUCCEEDED"),
-        f"the manager's {second} shows {status}",
-    )
+    _expect_success(ctx, second, "there", finished)
 
 
 def worker_lost(ctx: MultiKueueContext, first: str, lost: str) -> None:
@@ -183,15 +176,7 @@ def worker_lost(ctx: MultiKueueContext, first: str, lost: str) -> None:
         moved,
         f"{first} still dispatched to {where(fleet, first)}",
     )
-    done = fleet.wait_until(
-        f"{first} to finish", lambda f: manager_finished(f, first), STEP_TIMEOUT_S
-    )
-    status = job_status(fleet.samples[fleet.manager], first)
-    ctx.expect(
-        f"{first} succeeds in {other(rig, lost)} and the manager's copy reflects it",
-        done and status == ("Complete", "SUCCEEDED"),
-        f"the manager's {first} shows {status}",
-    )
+    _expect_success(ctx, first, f"in {other(rig, lost)}", _finished(ctx, first))
 
 
 def worker_back(ctx: MultiKueueContext, first: str, lost: str) -> None:
@@ -241,3 +226,19 @@ def play(ctx: MultiKueueContext) -> None:
     ctx.timed("overflow", lambda: overflow(ctx, second, worker))
     ctx.timed("worker lost", lambda: worker_lost(ctx, first, worker))
     ctx.timed("worker back", lambda: worker_back(ctx, first, worker))
+
+
+def _finished(ctx: MultiKueueContext, job: str) -> bool:
+    return ctx.fleet.wait_until(
+        f"{job} to finish", lambda f: manager_finished(f, job), STEP_TIMEOUT_S
+    )
+
+
+def _expect_success(ctx: MultiKueueContext, job: str, where_: str, finished: bool) -> None:
+    """The job finished where it was dispatched and the manager's copy says it succeeded."""
+    status = job_status(ctx.fleet.samples[ctx.fleet.manager], job)
+    ctx.expect(
+        f"{job} succeeds {where_} and the manager's copy reflects it",
+        finished and status == ("Complete", "SUCCEEDED"),
+        f"the manager's {job} shows {status}",
+    )
