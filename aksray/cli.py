@@ -144,39 +144,39 @@ def _run(args: argparse.Namespace) -> int:
         _print_errors(problems, sys.stderr)
         return EXIT_PROBLEMS
 
-    if args.command == "render" and result.settings.multikueue is not None:
-        from aksray.multikueue_render import write_multikueue_render
-
-        try:
-            count, _ = write_multikueue_render(result, args.out)
-        except OSError as exc:
-            _print_errors(
-                [f"--out {args.out}: cannot write there ({exc.strerror}); name a directory"],
-                sys.stderr,
-            )
-            return EXIT_PROBLEMS
-        print(f"wrote {count} Kubernetes documents in one folder per cluster under {args.out}")
-        return EXIT_OK
     if args.command == "render":
-        from aksray.render import write_render
-
-        try:
-            count, resources_json = write_render(result, args.out)
-        except OSError as exc:
-            _print_errors(
-                [f"--out {args.out}: cannot write there ({exc.strerror}); name a directory"],
-                sys.stderr,
-            )
-            return EXIT_PROBLEMS
-        print(
-            f"wrote {count} Kubernetes documents to {args.out / 'kubernetes'} and "
-            f"{len(result.resources)} resources to {resources_json}"
-        )
-        # What the program warned about (a token Secret left out of rendered YAML, ...).
-        for warning in result.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        return EXIT_OK
+        return _render(result, args.out)
     return _plan(result, args)
+
+
+def _render(result: RunResult, out: Path) -> int:
+    """`render`: one folder per cluster for a stack with multikueue, else the one cluster's
+    documents and resources.json (then what the program warned about)."""
+    from aksray.multikueue_render import write_multikueue_render
+    from aksray.render import write_render
+
+    warnings: list[str] = []
+    try:
+        if result.settings.multikueue is not None:
+            count, _ = write_multikueue_render(result, out)
+            done = f"wrote {count} Kubernetes documents in one folder per cluster under {out}"
+        else:
+            count, resources_json = write_render(result, out)
+            done = (
+                f"wrote {count} Kubernetes documents to {out / 'kubernetes'} and "
+                f"{len(result.resources)} resources to {resources_json}"
+            )
+            # What the program warned about (a token Secret left out of rendered YAML, ...).
+            warnings = list(result.warnings)
+    except OSError as exc:
+        _print_errors(
+            [f"--out {out}: cannot write there ({exc.strerror}); name a directory"], sys.stderr
+        )
+        return EXIT_PROBLEMS
+    print(done)
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return EXIT_OK
 
 
 def _full_plan_reference(args: argparse.Namespace) -> str:
