@@ -9,7 +9,7 @@ import pulumi_kubernetes as k8s
 
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
-from manifests.network import metrics_scraper, workload_network_policy
+from manifests.network import stack_network_policy
 from manifests.ray import hf_token_secret, payload_config_map
 from settings.model import Settings, WorkloadSettings
 from workloads.catalog import WORKLOADS, payload_files
@@ -51,12 +51,7 @@ class DispatchedWorkloadSupport(pulumi.ComponentResource):
                 self.objects.append(
                     create_object(
                         f"{name}-{spec.name}-network",
-                        workload_network_policy(
-                            spec,
-                            team,
-                            kuberay_installed=settings.operators.install,
-                            metrics_scraper=metrics_scraper(settings),
-                        ),
+                        stack_network_policy(spec, team, settings),
                         options,
                     )
                 )

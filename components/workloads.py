@@ -30,7 +30,7 @@ import pulumi_kubernetes as k8s
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
-from manifests.network import metrics_scraper, workload_network_policy
+from manifests.network import stack_network_policy
 from manifests.ray import (
     BlobPlaces,
     blob_places,
@@ -124,12 +124,7 @@ class RayWorkloads(pulumi.ComponentResource):
             # In force before the head listens, removed only after the Ray object is gone.
             self.network_policies[spec.name] = create_object(
                 f"{name}-{spec.name}-network",
-                workload_network_policy(
-                    spec,
-                    team,
-                    kuberay_installed=settings.operators.install,
-                    metrics_scraper=metrics_scraper(settings),
-                ),
+                stack_network_policy(spec, team, settings),
                 self._options(depends_on=[namespaces.namespaces[team.name]]),
             )
             after: list[pulumi.Resource] = [

@@ -100,6 +100,16 @@ def workload_network_policy(
     }
 
 
+def stack_network_policy(spec: WorkloadSpec, team: Team, settings: Settings) -> dict[str, Any]:
+    """`workload_network_policy` under the stack's operator and observability settings."""
+    return workload_network_policy(
+        spec,
+        team,
+        kuberay_installed=settings.operators.install,
+        metrics_scraper=metrics_scraper(settings),
+    )
+
+
 def metrics_scraper(settings: Settings) -> dict[str, Any] | None:
     """Who scrapes the Ray pods' metrics under the stack's observability settings."""
     observability = settings.observability
