@@ -379,3 +379,19 @@ def test_a_rehearsals_folder_name_is_a_valid_node_label_value(
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     names = [rig_run_dir().name for _ in range(200)]
     assert all(label_value.match(name) and len(name) <= 63 for name in names)
+
+
+def test_polling_stops_when_the_sample_holds_and_samples_once_past_the_deadline() -> None:
+    from aksray.rehearse.observe import poll_until
+
+    answers = iter([False, False, True])
+    assert poll_until(lambda: next(answers), timeout=5, interval=0)
+    taken: list[float] = []
+
+    def never() -> bool:
+        taken.append(time.monotonic())
+        return False
+
+    started = time.monotonic()
+    assert not poll_until(never, timeout=0.05, interval=0.01)
+    assert taken[-1] - started > 0.05  # the last sample comes after the deadline

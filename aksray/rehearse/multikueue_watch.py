@@ -14,10 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aksray.rehearse import objects as o
-from aksray.rehearse.controlplane import CLUSTER_DOMAIN
 from aksray.rehearse.kube import KubeError
-from aksray.rehearse.observe import EXPLAINED_EVICTIONS, Observer, Sample, TimelineEvent, Verdict
-from aksray.rehearse.token import TokenWatch
+from aksray.rehearse.observe import (
+    EXPLAINED_EVICTIONS,
+    Observer,
+    Sample,
+    TimelineEvent,
+    Verdict,
+    poll_until,
+)
+from aksray.rehearse.token import TokenWatch, keep_heads_reachable
 
 MANAGER_RUNS_NOTHING: Final = "manager-runs-no-ray-pod"
 MANAGER_EVICTIONS: Final = "manager-evictions-explained"
@@ -110,17 +116,14 @@ class Fleet:
     def wait_until(
         self, what: str, predicate: Callable[[Fleet], bool], timeout: float, interval: float = 0.5
     ) -> bool:
-        deadline = time.monotonic() + timeout
-        while True:
-            self.sample()
-            if predicate(self):
-                return True
-            if time.monotonic() > deadline:
-                self.note(
-                    self.manager, "rehearsal", "timed out", f"waiting {timeout:.0f}s for {what}"
-                )
-                return False
-            time.sleep(interval)
+        if poll_until(lambda: self._sampled(predicate), timeout, interval):
+            return True
+        self.note(self.manager, "rehearsal", "timed out", f"waiting {timeout:.0f}s for {what}")
+        return False
+
+    def _sampled(self, predicate: Callable[[Fleet], bool]) -> bool:
+        self.sample()
+        return predicate(self)
 
     def _manager(self, sample: Sample) -> None:
         kube = self.observers[self.manager].kube
@@ -183,24 +186,6 @@ class Fleet:
 def worker_hooks(observer: Observer, member: Any, namespaces: tuple[str, ...]) -> TokenWatch:
     """Before each sample of a worker: its KubeRay's hosts file and the stand-in dashboard's
     tokens kept current (as the one-cluster rehearsal does), so its RayJobs run."""
-
-    def heads() -> None:
-        services = [
-            (ns, svc["metadata"]["name"])
-            for ns in namespaces
-            for svc in member.kube.items(
-                f"/api/v1/namespaces/{ns}/services", "ray.io/node-type=head"
-            )
-        ]
-        member.hosts.update(services)
-
-    tokens = TokenWatch(
-        member.kube,
-        namespaces,
-        member.dashboard,
-        member.plane.dashboard_address,
-        CLUSTER_DOMAIN,
-        observer.note,
-    )
-    observer.before_sample += [heads, tokens.update]
+    tokens = keep_heads_reachable(observer, member.kube, namespaces, member.hosts, member.dashboard)
+    assert tokens is not None  # every worker runs a stand-in dashboard
     return tokens

@@ -81,6 +81,18 @@ class Verdict:
         return {"name": self.name, "held": self.held, "detail": self.detail}
 
 
+def poll_until(sampled: Callable[[], bool], timeout: float, interval: float) -> bool:
+    """Take a sample and test it until it holds (True) or `timeout` seconds have passed, with
+    one last sample after the deadline (False)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if sampled():
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(interval)
+
+
 @dataclass
 class Sample:
     t: float
@@ -159,15 +171,10 @@ class Observer:
         self, what: str, predicate: Callable[[Sample], bool], timeout: float, interval: float = 0.5
     ) -> bool:
         """Sample until `predicate` holds; False (and a timeline note) when it never does."""
-        deadline = time.monotonic() + timeout
-        while True:
-            sample = self.sample()
-            if predicate(sample):
-                return True
-            if time.monotonic() > deadline:
-                self.note("rehearsal", "timed out", f"waiting {timeout:.0f}s for {what}")
-                return False
-            time.sleep(interval)
+        if poll_until(lambda: predicate(self.sample()), timeout, interval):
+            return True
+        self.note("rehearsal", "timed out", f"waiting {timeout:.0f}s for {what}")
+        return False
 
     def hold(self, seconds: float, interval: float = 0.5) -> None:
         """Keep sampling (and checking) for a while."""

@@ -33,7 +33,7 @@ from aksray.rehearse.scaling import scale_ray_cluster
 from aksray.rehearse.scenarios import Context
 from aksray.rehearse.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
-from aksray.rehearse.token import TokenWatch
+from aksray.rehearse.token import TokenWatch, keep_heads_reachable
 from aksray.rehearse.toolchain import (
     EngineToolchain,
     ToolchainMissingError,
@@ -266,24 +266,12 @@ class Rehearsal:
     def observer(self) -> Observer:
         observer = Observer(self.target.kube, self.namespaces)
         observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
-        if self.target.dashboard is not None and self.target.hosts is not None:
-            self.tokens = TokenWatch(
-                self.target.kube, self.namespaces, self.target.dashboard,
-                self.target.hosts.address, CLUSTER_DOMAIN, observer.note,
+        if self.target.hosts is not None:
+            self.tokens = keep_heads_reachable(
+                observer, self.target.kube, self.namespaces, self.target.hosts,
+                self.target.dashboard,
             )  # fmt: skip
-            observer.before_sample.append(self.tokens.update)
-        hosts = self.target.hosts
-        if hosts is not None:
-            observer.before_sample.append(lambda: hosts.update(self._head_services()))
         return observer
-
-    def _head_services(self) -> list[tuple[str, str]]:
-        found = []
-        for ns in self.namespaces:
-            path = f"/api/v1/namespaces/{ns}/services"
-            for svc in self.target.kube.items(path, "ray.io/node-type=head"):
-                found.append((ns, svc["metadata"]["name"]))
-        return found
 
     def play(self, scenario: str, nodes: Nodes) -> ScenarioResult:
         result = ScenarioResult(self.name, scenario, dict(self.target.controllers))

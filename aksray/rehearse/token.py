@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
-from aksray.rehearse.dashboard import DASHBOARD_PORT, DashboardState
+from aksray.rehearse.dashboard import DASHBOARD_PORT, DashboardState, HeadHosts
 from aksray.rehearse.kube import Kube
-from aksray.rehearse.observe import Verdict
+from aksray.rehearse.observe import Observer, Verdict
 
 TOKEN_INVARIANT: Final = "ray-token-required"  # noqa: S105 - an invariant's name
 TOKEN_KEY: Final = "auth_token"  # noqa: S105 - KubeRay's RAY_AUTH_TOKEN_SECRET_KEY
@@ -101,3 +101,29 @@ class TokenWatch:
             self.verdict.breach(
                 f"a job submission without the token to {ns}/{service} got {status}, not 401"
             )
+
+
+def head_services(kube: Kube, namespaces: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(namespace, name) of every Ray head Service: the hosts KubeRay's operator calls."""
+    return [
+        (ns, svc["metadata"]["name"])
+        for ns in namespaces
+        for svc in kube.items(f"/api/v1/namespaces/{ns}/services", "ray.io/node-type=head")
+    ]
+
+
+def keep_heads_reachable(
+    observer: Observer,
+    kube: Kube,
+    namespaces: tuple[str, ...],
+    hosts: HeadHosts,
+    dashboard: DashboardState | None,
+) -> TokenWatch | None:
+    """Before every sample: the stand-in dashboard's tokens kept current (where there is one)
+    and KubeRay's hosts file naming every head, so the cluster's RayJobs run."""
+    tokens = None
+    if dashboard is not None:
+        tokens = TokenWatch(kube, namespaces, dashboard, hosts.address, hosts.domain, observer.note)
+        observer.before_sample.append(tokens.update)
+    observer.before_sample.append(lambda: hosts.update(head_services(kube, namespaces)))
+    return tokens
