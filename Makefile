@@ -144,11 +144,11 @@ e2e: engine
 # machine of its own, KAI adds 5-6 min; 72 min on a shared, loaded one; then seconds). `make rehearse-test`
 # plays every scenario on the dev and prod stacks and the two seed demos through the real engine,
 # and the MultiKueue scenario on the multiregion stack (a manager and two worker control planes).
-rig:
+rig: install
 	scripts/rig/build.sh
 
 rehearse-test: install rig engine
-	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/test_rehearsal.py tests/test_rehearsal_multikueue.py
+	$(BIN)/python -m pytest -p no:cacheprovider -m rehearsal tests/rehearse
 
 # Payload tests against the libraries the payloads run with (LLaMA-Factory's argument parser,
 # Ray LLM's config models, one Aurora LoRA step on CPU, each payload's Ray launch on a Ray
@@ -170,7 +170,7 @@ PAYLOAD_TEST_TIMEOUT ?= 400
 test-payloads: $(PAYLOAD_STAMP)
 	PYTHONPATH=. $(PAYLOAD_VENV)/bin/python -m pytest -p no:cacheprovider -m payload \
 	  -o faulthandler_timeout=$(PAYLOAD_TEST_TIMEOUT) -o faulthandler_exit_on_timeout=true \
-	  tests/test_payloads_heavy.py tests/test_payloads_ray.py tests/test_payloads_serve_autoscaling.py
+	  tests/workloads
 
 clean:
 	rm -rf $(VENV) $(PAYLOAD_VENV) $(CHOICE) $(UV_HOME) .pytest_cache .mypy_cache .ruff_cache out

@@ -2,7 +2,7 @@
 
 Source: Microsoft Learn, "Supported Kubernetes versions in AKS", the release calendar, as of
 AS_OF. A version AKS had retired by then is refused; one the calendar does not know yet, or one
-whose end of life has passed since, is a warning (aksray/checks/catalogues.py), so a new AKS
+whose end of life has passed since, is a warning (aksray/plan/checks/catalogues.py), so a new AKS
 release never breaks a stack before this table learns of it. The stack runs on the Standard
 tier without long-term support (LTS needs the Premium tier), so community end of life is the
 end of support.

@@ -6,7 +6,7 @@ On a cluster the same `pulumi up` creates, no such CRD exists: Helm fails the re
 matches for kind"), or the operator stops short (the GPU Operator, missing the ServiceMonitor CRD,
 logs "Couldn't find ServiceMonitor CRD" and holds back GPU feature discovery). `aksray plan`
 refuses a release whose values turn any of these on while nothing in the stack installs the CRD
-(aksray/checks/crds.py). The tests check every row against the chart templates at the pinned
+(aksray/plan/checks/crds.py). The tests check every row against the chart templates at the pinned
 versions, and that no template renders such an object without a row.
 
 The API groups each chart ships CRDs for are catalog.versions.CRD_GROUP_RELEASES.

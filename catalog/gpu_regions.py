@@ -6,7 +6,7 @@ pay-as-you-go meters of `serviceName eq 'Virtual Machines'`, one row per `armSku
 (skypilot-org/skypilot-catalog, `catalogs/v6/azure/vms.csv`, commit 098741e7); read AS_OF. A
 size with no price in a region cannot be bought there. The list covers REGIONS only: for any
 other region, or a size the table does not list, it proves nothing, and the planner says so as a
-warning (aksray/checks/offer.py); within REGIONS a size it does not list there is refused
+warning (aksray/plan/checks/offer.py); within REGIONS a size it does not list there is refused
 (settings/deployable.py). To refresh a row: `az vm list-skus -l <region> --size <size> -o table`
 (a size with restrictions `NotAvailableForSubscription` is offered, but not to that
 subscription), or the API query of catalog/prices.py per region.

@@ -2,7 +2,8 @@
 
 Source: the region list of `az account list-locations` (physical regions of the public cloud),
 as of AS_OF. A name close to one of them is a typo and refused with the likely one; a name close
-to none may be a region newer than this list, so it is a warning only (aksray/checks/catalogues.py).
+to none may be a region newer than this list, so it is a warning only
+(aksray/plan/checks/catalogues.py).
 """
 
 from __future__ import annotations

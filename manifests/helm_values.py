@@ -58,7 +58,7 @@ KAI_SCHEDULER_NAME: Final = "kai-scheduler"
 # The price, with KubeRay 1.7: Kueue suspends a RayService through `rayClusterConfig.suspend`,
 # which KubeRay copies only when it creates the cluster, so an endpoint Kueue evicts would keep
 # running on its GPUs. `aksray plan` therefore refuses a stack in which an endpoint could ever be
-# evicted (aksray/checks/services.py), and a change to the endpoint's Ray
+# evicted (aksray/plan/checks/services.py), and a change to the endpoint's Ray
 # cluster replaces the RayService instead of updating it (components/workloads.py).
 #
 # `pod`, `deployment` and `statefulset` (in the chart's default list) stay off too: the chart gives

@@ -36,7 +36,7 @@ from typing import Any, Final
 from scheduling.podsets import PodSet
 from scheduling.queues import FlavorQuota, ResourceQuota, TeamQueue
 
-# The Kueue release this model follows; tests/test_scheduling_core.py holds it equal to the pin.
+# The Kueue release this model follows; tests/scheduling/test_core.py holds it equal to the pin.
 KUEUE_VERSION: Final = "v0.19.2"
 
 # Amounts are integers in canonical units: cpu in millicores, memory in bytes, others in units.

@@ -13,8 +13,14 @@ from types import MappingProxyType
 
 from scheduling.amounts import Amounts
 from scheduling.queues import effective_quota
-from settings.model import DepartmentSettings, Resources, SchedulingSettings, Settings
-from settings.multikueue_model import MultiKueueSettings, WorkerCluster
+from settings.model import (
+    DepartmentSettings,
+    MultiKueueSettings,
+    Resources,
+    SchedulingSettings,
+    Settings,
+    WorkerCluster,
+)
 
 
 def _multikueue(settings: Settings) -> MultiKueueSettings:

@@ -8,7 +8,7 @@ only their gpu is given. `unlimited` (UNLIMITED) stands for the whole pool at it
 
 `team_queue` computes a queue from the settings; `read_cluster_queue` is the one reader of a
 ClusterQueue object back into the same type, so what the program records can be compared with
-what was computed (tests/test_scheduling_core.py) and the planner judges the recorded objects.
+what was computed (tests/scheduling/test_core.py) and the planner judges the recorded objects.
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from aksray.runner import run_program, stack_file  # noqa: E402 - after the path is set
+from aksray.offline.runner import run_program, stack_file  # noqa: E402 - after the path is set
 from scheduling.nodes import node_allocatable  # noqa: E402
 from scheduling.workers import pool_packing  # noqa: E402
 
@@ -154,7 +154,7 @@ class Measurement:
 
 
 def plan_command(stack_file: Path) -> list[str]:
-    return [sys.executable, "-m", "aksray.cli", "plan", "--config", str(stack_file)]
+    return [sys.executable, "-m", "aksray.cli.main", "plan", "--config", str(stack_file)]
 
 
 def _runs_for(teams: int, runs: int) -> int:
@@ -204,8 +204,9 @@ def preview_row(runs: int) -> dict[str, Any] | None:
     """`pulumi preview --stack local` on the engine tier's toolchain, or None where it is not
     built. The same program and stack file as `aksray plan --stack local`, from a throw-away
     project folder with a file backend (the rehearsal's way of running the engine)."""
-    from aksray.rehearse.engine import EngineStack
-    from aksray.rehearse.toolchain import ToolchainMissingError, engine_toolchain
+    from aksray.rehearse.rig.engine import EngineStack
+    from aksray.rehearse.rig.prerequisites import engine_toolchain
+    from aksray.rehearse.rig.toolchain import ToolchainMissingError
 
     try:
         engine = engine_toolchain()

@@ -1,6 +1,6 @@
 """The Kubernetes version and the region against what Azure offers (catalog/aks_releases.py,
 catalog/regions.py): what those tables prove wrong is refused here; what they cannot know yet
-is a warning of the planner (aksray/checks/catalogues.py)."""
+is a warning of the planner (aksray/plan/checks/catalogues.py)."""
 
 from __future__ import annotations
 

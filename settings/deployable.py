@@ -1,7 +1,7 @@
 """What `pulumi up` would fail on halfway, after creating (and billing) part of the stack: a VM
 size Microsoft has retired, more node pools than AKS allows, a GPU size the region does not
 offer (catalog/gpu_regions.py; a combination the table cannot tell is a warning of the planner,
-aksray/checks/offer.py), and a new cluster without the operators whose objects the stack
+aksray/plan/checks/offer.py), and a new cluster without the operators whose objects the stack
 creates. Each is refused here, before the first resource."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def check_operators_on_new_cluster(
 ) -> None:
     """A cluster this stack creates has none of the operators; without them `pulumi up` fails on
     the first Kueue or KAI object, after the cluster is up. A render-only stack applies nothing
-    itself: the planner warns instead (aksray/checks/offer.py)."""
+    itself: the planner warns instead (aksray/plan/checks/offer.py)."""
     if operators.install or cluster.render_yaml_to:
         return
     problems.append(

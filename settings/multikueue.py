@@ -25,12 +25,14 @@ from settings.deployable import (
 from settings.errors import Problem
 from settings.model import (
     ClusterSettings,
+    MultiKueueSettings,
     OperatorSettings,
     Resources,
     SchedulingSettings,
+    WorkerCluster,
     WorkloadSettings,
+    worker_path,
 )
-from settings.multikueue_model import MultiKueueSettings, WorkerCluster, worker_path
 from settings.quotas import parse_resources
 from settings.reader import Section, choices_text, describe, join
 

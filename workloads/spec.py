@@ -75,7 +75,7 @@ class WorkloadSpec:
     # The RayJob object itself stays: it is a stack resource.
     ttl_seconds_after_finished: int = 60
     # GPU memory (GB, as Azure quotes a GPU's memory) one GPU worker needs to hold the model and
-    # run; the planner refuses a pool whose GPUs have less (aksray/checks/fit.py). 0: no GPU.
+    # run; the planner refuses a pool whose GPUs have less (aksray/plan/checks/fit.py). 0: no GPU.
     # What the planner checks, not what runs: outside the run digest (`run_fields`).
     gpu_memory_gb: int = field(default=0, metadata={PLANNER_ONLY: True})
 

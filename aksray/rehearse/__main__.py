@@ -1,6 +1,6 @@
 """`python -m aksray.rehearse`: the same command as `aksray rehearse`."""
 
-from aksray.cli import entry
+from aksray.cli.main import entry
 
 if __name__ == "__main__":
     entry()

@@ -13,39 +13,41 @@ from typing import TYPE_CHECKING, Any, Final
 
 import yaml
 
-from aksray.rehearse.bringup import start_rig
-from aksray.rehearse.controlplane import (
+from aksray.live.kube import Discovery, Kube, credentials_from_kubeconfig
+from aksray.rehearse import scenarios
+from aksray.rehearse.invariants.destroy_leaves_nothing import judge as judge_destroy
+from aksray.rehearse.invariants.ray_token_required import TokenWatch, keep_heads_reachable
+from aksray.rehearse.observer import Observer
+from aksray.rehearse.record import TimelineEvent, Verdict
+from aksray.rehearse.rig.bringup import start_rig
+from aksray.rehearse.rig.controllers.kai import KaiSetup
+from aksray.rehearse.rig.controllers.kueue import pods_ready_note
+from aksray.rehearse.rig.controlplane import (
     CLUSTER_DOMAIN,
     KUBECONFIG_CONTEXT,
     remove_run_data,
     rig_run_dir,
 )
-from aksray.rehearse.dashboard import DashboardState, HeadHosts, StandInDashboard
-from aksray.rehearse.engine import EngineStack
-from aksray.rehearse.footprint import Nodes, leftovers
-from aksray.rehearse.kai import KaiSetup
-from aksray.rehearse.kube import Discovery, Kube, credentials_from_kubeconfig
-from aksray.rehearse.observe import Observer, TimelineEvent, Verdict
-from aksray.rehearse.operators import pods_ready_note
-from aksray.rehearse.playbook import SCENARIOS
-from aksray.rehearse.processes import Supervisor
-from aksray.rehearse.scaling import scale_ray_cluster
-from aksray.rehearse.scenarios import Context
-from aksray.rehearse.sizing import NotApplicableError
-from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
-from aksray.rehearse.token import TokenWatch, keep_heads_reachable
-from aksray.rehearse.toolchain import (
-    EngineToolchain,
-    ToolchainMissingError,
+from aksray.rehearse.rig.dashboard import DashboardState, HeadHosts, StandInDashboard
+from aksray.rehearse.rig.engine import EngineStack
+from aksray.rehearse.rig.footprint import Nodes, leftovers
+from aksray.rehearse.rig.prerequisites import (
+    controller_versions,
     engine_toolchain,
     missing_prerequisites,
     rig_toolchain,
 )
+from aksray.rehearse.rig.processes import Supervisor
+from aksray.rehearse.rig.toolchain import EngineToolchain, ToolchainMissingError
+from aksray.rehearse.scenarios.context import Context
+from aksray.rehearse.scenarios.endpoint_scales import scale_ray_cluster
+from aksray.rehearse.scenarios.sizing import NotApplicableError
+from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
 from manifests.helm_values import kueue_manager_config
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
-    from aksray.runner import RunResult
+    from aksray.offline.runner import RunResult
     from settings.model import Settings
 
 KUBE_SCHEDULER_NOTE = (
@@ -99,11 +101,11 @@ class ScenarioResult:
 
 def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
     """Run the program offline on the rehearsal stack: what it registers, or every problem."""
-    from aksray.runner import run_program
+    from aksray.offline.runner import run_program
 
     if stack.get("multikueue"):
         # This rig is one cluster; played as one, a manager has no pools and no quota
-        # (aksray/rehearse/multikueue_run.py plays the manager and its workers).
+        # (aksray/rehearse/multikueue/run.py plays the manager and its workers).
         raise InvalidConfigError(
             [
                 "error: multikueue: the one-cluster rehearsal cannot play a MultiKueue manager "
@@ -233,7 +235,7 @@ def target(
             plane.kube,
             plane.kubeconfig,
             KUBECONFIG_CONTEXT,
-            tools.controller_versions(scheduler),
+            controller_versions(tools, scheduler),
             HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN),
             state,
             plane.supervisor,
@@ -268,8 +270,9 @@ class Rehearsal:
         observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
         if self.target.hosts is not None:
             self.tokens = keep_heads_reachable(
-                observer, self.target.kube, self.namespaces, self.target.hosts,
-                self.target.dashboard,
+                observer.before_sample, observer.note, kube=self.target.kube,
+                namespaces=self.namespaces, hosts=self.target.hosts,
+                dashboard=self.target.dashboard,
             )  # fmt: skip
         return observer
 
@@ -309,7 +312,7 @@ class Rehearsal:
             stack_workloads(self.stack), scale_workers=scale, hold_queue=hold,
         )  # fmt: skip
         try:
-            SCENARIOS[scenario](ctx)
+            scenarios.play(scenario, ctx)
         except NotApplicableError as why:
             result.applicable = False
             result.notes.append(f"not applicable to this stack: {why}")
@@ -330,8 +333,7 @@ class Rehearsal:
     def _tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
         observer.note("pulumi", "destroy", f"in {engine_stack.destroy():.1f}s")
         left = leftovers(self.target.kube, self.namespaces) + engine_stack.resources_left()
-        if left:
-            observer.verdicts["destroy-leaves-nothing"].breach("left behind: " + ", ".join(left))
+        judge_destroy(observer.verdicts["destroy-leaves-nothing"], left)
         observer.note(
             "rehearsal", "destroyed", f"{len(left)} left" if left else "nothing left behind"
         )

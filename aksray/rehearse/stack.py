@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from aksray.stackyaml import load_stack_yaml
+from aksray.stackfile.bounded_yaml import load_stack_yaml
 from catalog.project import PROJECT
 
 REHEARSAL_ACCOUNT: Final = "aksrayrehearsal"

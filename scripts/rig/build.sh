@@ -8,14 +8,11 @@
 #       bin/kube-controller-manager   k8s.io/kubernetes/cmd/kube-controller-manager
 #       bin/kube-scheduler            k8s.io/kubernetes/cmd/kube-scheduler (binds what KAI does not serve)
 #       bin/kwok                      sigs.k8s.io/kwok/cmd/kwok
-#       bin/kueue                     sigs.k8s.io/kueue/cmd/kueue
-#       bin/ray-operator              github.com/ray-project/kuberay/ray-operator
-#       bin/kai-{scheduler,binder,podgrouper,queuecontroller,admission}
-#                                     github.com/NVIDIA/KAI-scheduler/cmd/...
-#       data/kueue/crds/*.yaml        Kueue's CRDs and webhook manifest, from its module download
-#       data/kueue/webhooks.yaml
 #       data/kwok/stages.yaml         kwok's node and pod lifecycle stages, from its module download
-#       data/kai/crds/*.yaml          KAI's CRDs, from its module download (deployments/kai-scheduler/crds)
+#       bin/..., data/...             each controller's binaries and data files, as its module of
+#                                     aksray/rehearse/rig/controllers/ declares them (its BUILD:
+#                                     `.venv/bin/python -m aksray.rehearse.rig.recipes` lists them;
+#                                     today Kueue, KAI's five services and the KubeRay operator)
 #
 # The cache lives outside the repository so that every clone on the machine (and CI) reuses it.
 # A second run with the cache present does nothing; a piece rebuilds when its binary is missing or
@@ -34,16 +31,19 @@ for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
     --print-dir) print_dir=1 ;;
-    etcd|kubernetes|kwok|kueue|kuberay|kai) pieces="$pieces $arg" ;;
     -h|--help)
-      sed -n '2,24p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-      echo "usage: scripts/rig/build.sh [--force] [--print-dir] [etcd] [kubernetes] [kwok] [kueue] [kuberay] [kai]"
+      sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+      echo "usage: scripts/rig/build.sh [--force] [--print-dir] [PIECE...] (etcd, kubernetes, kwok, or a controller's piece)"
       exit 0 ;;
-    *) echo "rig: unknown argument: $arg" >&2; exit 2 ;;
+    -*) echo "rig: unknown argument: $arg" >&2; exit 2 ;;
+    *) pieces="$pieces $arg" ;;
   esac
 done
 
-key="etcd${ETCD_VERSION}-k8s${KUBERNETES_VERSION}-kwok${KWOK_VERSION}-kueue${KUEUE_VERSION}-kuberay${KUBERAY_VERSION}-kai${KAI_VERSION}"
+# The cache's key: every <NAME>_VERSION pin of versions.env in its order (what the platform ships,
+# the staging modules and earlier versions aside), `kubernetes` written k8s.
+key=$(sed -n 's/^\([A-Z0-9]*\)_VERSION=\(.*\)$/\1 \2/p' "$here/versions.env" |
+  awk '{ n = tolower($1); if (n == "kubernetes") n = "k8s"; printf "%s%s%s", sep, n, $2; sep = "-" }')
 cache="${AKSRAY_RIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aksray/rig}/$key"
 if [ "$print_dir" -eq 1 ]; then echo "$cache"; exit 0; fi
 bin="$cache/bin"
@@ -227,67 +227,53 @@ kwok_compile() {
 }
 piece kwok "kwok $KWOK_VERSION" "$bin/kwok $data/kwok/stages.yaml" kwok_resolve kwok_compile "$KWOK@$KWOK_VERSION"
 
-# --- Kueue ------------------------------------------------------------------------------------
-KUEUE=sigs.k8s.io/kueue
-kueue_resolve() {
-  fresh_wrapper "$src/kueue" aksray-rig/kueue
-  go get -tool "$KUEUE/cmd/kueue@$KUEUE_VERSION"
-  expect_selected "$KUEUE" "$KUEUE_VERSION"
-  go list -deps "$KUEUE/cmd/kueue" >/dev/null
-}
-kueue_compile() {
-  cd "$src/kueue"
-  gobuild "$bin/kueue" "$KUEUE/cmd/kueue" "-X $KUEUE/pkg/version.GitVersion=$KUEUE_VERSION"
-  local dir
-  dir=$(module_dir "$KUEUE@$KUEUE_VERSION" Dir)
-  rm -rf "$data/kueue"
-  mkdir -p "$data/kueue/crds"
-  cp "$dir"/config/components/crd/bases/*.yaml "$data/kueue/crds/"
-  cp "$dir/config/components/webhook/manifests.yaml" "$data/kueue/webhooks.yaml"
-  chmod -R u+w "$data/kueue"
-}
-piece kueue "kueue $KUEUE_VERSION" "$bin/kueue $data/kueue/webhooks.yaml" kueue_resolve kueue_compile "$KUEUE@$KUEUE_VERSION"
-
-# --- KubeRay operator -------------------------------------------------------------------------
-KUBERAY=github.com/ray-project/kuberay/ray-operator
-kuberay_resolve() {
-  fresh_wrapper "$src/kuberay" aksray-rig/kuberay
-  go get -tool "$KUBERAY@$KUBERAY_VERSION"
-  expect_selected "$KUBERAY" "$KUBERAY_VERSION"
-  go list -deps "$KUBERAY" >/dev/null
-}
-kuberay_compile() { cd "$src/kuberay" && gobuild "$bin/ray-operator" "$KUBERAY"; }
-piece kuberay "kuberay $KUBERAY_VERSION" "$bin/ray-operator" kuberay_resolve kuberay_compile "$KUBERAY@$KUBERAY_VERSION"
-
-# --- KAI scheduler ----------------------------------------------------------------------------
-# The components its chart's operator would deploy, each one binary: scheduler, binder, pod
-# grouper, queue controller and the admission webhooks.
-KAI=github.com/NVIDIA/KAI-scheduler
-KAI_COMMANDS="scheduler binder podgrouper queuecontroller admission"
-kai_resolve() {
-  fresh_wrapper "$src/kai" aksray-rig/kai
-  local c pkgs=""
-  for c in $KAI_COMMANDS; do pkgs="$pkgs $KAI/cmd/$c@$KAI_VERSION"; done
+# --- the controllers ---------------------------------------------------------------------------
+# One tab-separated recipe per controller module of aksray/rehearse/rig/controllers/: piece,
+# module, version, stamp, binary=package pairs, ldflags, data=source pairs.
+root="$(cd "$here/../.." && pwd)"
+py="${AKSRAY_PYTHON:-$root/.venv/bin/python}"
+recipes=$(cd "$root" && "$py" -m aksray.rehearse.rig.recipes) ||
+  { echo "rig: cannot read the controllers' build recipes with $py (run \`make install\` first)" >&2; exit 1; }
+mapfile -t recipe_lines <<<"$recipes"
+pkg_of() { local p="${1#*=}"; echo "$c_module${p:+/$p}"; }
+controller_resolve() {
+  fresh_wrapper "$src/$c_piece" "aksray-rig/$c_piece"
+  local pair pkgs=""
+  for pair in $c_commands; do pkgs="$pkgs $(pkg_of "$pair")@$c_version"; done
   # shellcheck disable=SC2086
   go get -tool $pkgs
-  expect_selected "$KAI" "$KAI_VERSION"
-  for c in $KAI_COMMANDS; do go list -deps "$KAI/cmd/$c" >/dev/null; done
+  expect_selected "$c_module" "$c_version"
+  for pair in $c_commands; do go list -deps "$(pkg_of "$pair")" >/dev/null; done
 }
-kai_compile() {
-  cd "$src/kai"
-  local c dir
-  for c in $KAI_COMMANDS; do gobuild "$bin/kai-$c" "$KAI/cmd/$c"; done
-  dir=$(module_dir "$KAI@$KAI_VERSION" Dir)
-  rm -rf "$data/kai"
-  mkdir -p "$data/kai/crds"
-  cp "$dir"/deployments/kai-scheduler/crds/*.yaml "$data/kai/crds/"
-  chmod -R u+w "$data/kai"
+controller_compile() {
+  cd "$src/$c_piece"
+  local pair dir target source
+  for pair in $c_commands; do gobuild "$bin/${pair%%=*}" "$(pkg_of "$pair")" "$c_ldflags"; done
+  [ -n "$c_data" ] || return 0
+  dir=$(module_dir "$c_module@$c_version" Dir)
+  for pair in $c_data; do
+    target="$data/${pair%%=*}" source="${pair#*=}"
+    if [[ "$source" == *"*"* ]]; then
+      rm -rf "$target" && mkdir -p "$target"
+      # shellcheck disable=SC2086
+      cp "$dir"/$source "$target/"
+    else
+      mkdir -p "$(dirname "$target")" && cp "$dir/$source" "$target"
+    fi
+    chmod -R u+w "$target"
+  done
 }
-kai_bins=""
-for c in $KAI_COMMANDS; do kai_bins="$kai_bins $bin/kai-$c"; done
-piece kai "kai $KAI_VERSION $KAI_COMMANDS" "$kai_bins $data/kai/crds" kai_resolve kai_compile "$KAI@$KAI_VERSION"
+controller_versions=""
+for line in "${recipe_lines[@]}"; do
+  IFS=$'\t' read -r c_piece c_module c_version c_stamp c_commands c_ldflags c_data <<<"$line"
+  files=""
+  for pair in $c_commands; do files="$files $bin/${pair%%=*}"; done
+  for pair in $c_data; do files="$files $data/${pair%%=*}"; done
+  piece "$c_piece" "$c_stamp" "$files" controller_resolve controller_compile "$c_module@$c_version"
+  controller_versions="$controller_versions, \"$c_piece\": \"$c_version\""
+done
 
 cat >"$cache/versions.json" <<JSON
-{"etcd": "$ETCD_VERSION", "kubernetes": "$KUBERNETES_VERSION", "kwok": "$KWOK_VERSION", "kueue": "$KUEUE_VERSION", "kuberay": "$KUBERAY_VERSION", "kai": "$KAI_VERSION"}
+{"etcd": "$ETCD_VERSION", "kubernetes": "$KUBERNETES_VERSION", "kwok": "$KWOK_VERSION"$controller_versions}
 JSON
 say "rig ready in $(( $(date +%s) - t_all ))s: $cache"

@@ -30,6 +30,9 @@ the quantity library — `quantity`, `isQuantity`, `sign`, `isInteger`, `asInteg
 `asApproximateFloat`, `add`, `sub`, `isGreaterThan`, `isLessThan`, `compareTo`. The reference
 CRDs' own rules use only standard CEL (has, all, exists, filter, size, in, ?:), which cel-python
 provides; anything else a future CRD brings fails loudly until it is implemented here.
+
+The structural schema and `compile_crd` are in tests/support/crd_schema.py, the CEL rules and
+libraries in tests/support/crd_cel.py; this module finds the CRDs and validates objects.
 """
 
 from __future__ import annotations
@@ -37,587 +40,49 @@ from __future__ import annotations
 import copy
 import functools
 import re
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
-from datetime import datetime
-from decimal import Decimal, InvalidOperation
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-import celpy
-import jsonschema
 import yaml
 from celpy import celtypes
 from celpy.adapter import json_to_cel
-from celpy.celparser import CELParseError
-from celpy.evaluation import CELEvalError, base_functions
-from jsonschema import ValidationError
 
 from aksray.reference import CRD_PROJECTS
+from tests.support.crd_cel import (
+    KUBERNETES_FUNCTIONS,
+    SUPPORTED_FUNCTIONS,
+    CelRule,
+    Quantity,
+    escape_property,
+    evaluate_rule,
+    parse_quantity,
+)
+from tests.support.crd_schema import JSON_TYPES, CrdVersion, SchemaNode, compile_crd
 from tests.support.reference import crds
 
-# --------------------------------------------------------------------------------------------
-# Object metadata: what a CRD schema leaves to ObjectMeta, restricted to what we write.
-# --------------------------------------------------------------------------------------------
-
-_DNS_SUBDOMAIN: Final = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-_DNS_LABEL: Final = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-_LABEL_VALUE: Final = r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$"
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_METADATA_FIELDS: Final = ("name", "namespace", "labels", "annotations")
-
-
-def _object_meta_schema(*, name_required: bool) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "maxLength": 253, "pattern": _DNS_SUBDOMAIN},
-            "namespace": {"type": "string", "maxLength": 63, "pattern": _DNS_LABEL},
-            "labels": {
-                "type": "object",
-                "x-qualified-keys": True,
-                "additionalProperties": {
-                    "type": "string",
-                    "maxLength": 63,
-                    "pattern": _LABEL_VALUE,
-                },
-            },
-            "annotations": {
-                "type": "object",
-                "x-qualified-keys": True,
-                "additionalProperties": {"type": "string"},
-            },
-        },
-        "required": ["name"] if name_required else [],
-        "x-known-fields": list(_METADATA_FIELDS),
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# The Kubernetes CEL quantity library, on top of cel-python
-# --------------------------------------------------------------------------------------------
-
-_QUANTITY = re.compile(
-    r"^(?P<number>[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+))"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$"
-)
-_SUFFIX_FACTORS: Final[dict[str, Decimal]] = {
-    "": Decimal(1),
-    "n": Decimal("1e-9"),
-    "u": Decimal("1e-6"),
-    "m": Decimal("1e-3"),
-    "k": Decimal("1e3"),
-    "M": Decimal("1e6"),
-    "G": Decimal("1e9"),
-    "T": Decimal("1e12"),
-    "P": Decimal("1e15"),
-    "E": Decimal("1e18"),
-    **{suffix: Decimal(1024**power) for power, suffix in enumerate(("Ki", "Mi", "Gi"), 1)},
-    "Ti": Decimal(1024**4),
-    "Pi": Decimal(1024**5),
-    "Ei": Decimal(1024**6),
-}
-
-
-def parse_quantity(text: str) -> Decimal:
-    """A Kubernetes quantity string (any suffix, exponent form included) as an exact Decimal."""
-    match = _QUANTITY.match(text)
-    if match is None:
-        raise ValueError(f"{text!r} is not a Kubernetes quantity")
-    suffix = match.group("suffix") or ""
-    number = Decimal(match.group("number"))
-    if suffix[:1] in ("e", "E"):
-        return number.scaleb(int(suffix[1:]))
-    return number * _SUFFIX_FACTORS[suffix]
-
-
-class Quantity:
-    """The value of `quantity(...)` in Kubernetes CEL."""
-
-    def __init__(self, value: Decimal) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Quantity) and self.value == other.value
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    def __repr__(self) -> str:
-        return f"Quantity({self.value})"
-
-
-def _cel_function(
-    function: Callable[..., celtypes.Value | Quantity],
-) -> Callable[..., Any]:
-    """Errors inside a library function become CEL evaluation errors, not Python crashes."""
-
-    @functools.wraps(function)
-    def wrapper(*args: Any) -> Any:
-        try:
-            return function(*args)
-        except (ValueError, TypeError, InvalidOperation, AttributeError) as exc:
-            return CELEvalError(f"{function.__name__}: {exc}", type(exc), exc.args)
-
-    return wrapper
-
-
-def _as_quantity(value: object) -> Quantity:
-    if isinstance(value, Quantity):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return Quantity(Decimal(int(value)))
-    raise TypeError(f"expected a quantity or an int, got {type(value).__name__}")
-
-
-def _quantity(text: celtypes.StringType) -> Quantity:
-    return Quantity(parse_quantity(str(text)))
-
-
-def _is_quantity(text: celtypes.StringType) -> celtypes.BoolType:
-    return celtypes.BoolType(_QUANTITY.match(str(text)) is not None)
-
-
-def _sign(q: Quantity) -> celtypes.IntType:
-    return celtypes.IntType((q.value > 0) - (q.value < 0))
-
-
-def _is_integer(q: Quantity) -> celtypes.BoolType:
-    return celtypes.BoolType(q.value == q.value.to_integral_value() and -(2**63) <= q.value < 2**63)
-
-
-def _as_integer(q: Quantity) -> celtypes.IntType:
-    if not _is_integer(q):
-        raise ValueError(f"{q.value} is not an int64 integer")
-    return celtypes.IntType(int(q.value))
-
-
-def _as_approximate_float(q: Quantity) -> celtypes.DoubleType:
-    return celtypes.DoubleType(float(q.value))
-
-
-def _add(q: Quantity, other: object) -> Quantity:
-    return Quantity(q.value + _as_quantity(other).value)
-
-
-def _sub(q: Quantity, other: object) -> Quantity:
-    return Quantity(q.value - _as_quantity(other).value)
-
-
-def _is_greater_than(q: Quantity, other: Quantity) -> celtypes.BoolType:
-    return celtypes.BoolType(q.value > _as_quantity(other).value)
-
-
-def _is_less_than(q: Quantity, other: Quantity) -> celtypes.BoolType:
-    return celtypes.BoolType(q.value < _as_quantity(other).value)
-
-
-def _compare_to(q: Quantity, other: Quantity) -> celtypes.IntType:
-    value = _as_quantity(other).value
-    return celtypes.IntType((q.value > value) - (q.value < value))
-
-
-KUBERNETES_FUNCTIONS: Final[dict[str, Callable[..., Any]]] = {
-    "quantity": _cel_function(_quantity),
-    "isQuantity": _cel_function(_is_quantity),
-    "sign": _cel_function(_sign),
-    "isInteger": _cel_function(_is_integer),
-    "asInteger": _cel_function(_as_integer),
-    "asApproximateFloat": _cel_function(_as_approximate_float),
-    "add": _cel_function(_add),
-    "sub": _cel_function(_sub),
-    "isGreaterThan": _cel_function(_is_greater_than),
-    "isLessThan": _cel_function(_is_less_than),
-    "compareTo": _cel_function(_compare_to),
-}
-# Standard CEL: macros and functions cel-python evaluates itself.
-_CEL_MACROS: Final = frozenset({"has", "all", "exists", "exists_one", "map", "filter"})
-SUPPORTED_FUNCTIONS: Final = frozenset(
-    set(base_functions) | _CEL_MACROS | set(KUBERNETES_FUNCTIONS)
-)
-
-# --------------------------------------------------------------------------------------------
-# CEL rules: compiled once per CRD version
-# --------------------------------------------------------------------------------------------
-
-# Kubernetes escapes object property names that are CEL keywords or carry special characters.
-_CEL_RESERVED: Final = frozenset(
-    (
-        *("true", "false", "null", "in", "as", "break", "const", "continue", "else", "for"),
-        *("function", "if", "import", "let", "loop", "package", "namespace", "return", "var"),
-        *("void", "while"),
-    )
-)
-_CEL_IDENTIFIER = re.compile(r"^[a-zA-Z_.\-/][a-zA-Z0-9_.\-/]*$")
-
-
-def escape_property(name: str) -> str | None:
-    """The name a CEL rule uses for an object property; None if CEL cannot reach it."""
-    if name in _CEL_RESERVED:
-        return f"__{name}__"
-    if not _CEL_IDENTIFIER.match(name):
-        return None
-    return (
-        name.replace("__", "__underscores__")
-        .replace(".", "__dot__")
-        .replace("-", "__dash__")
-        .replace("/", "__slash__")
-    )
-
-
-@functools.cache
-def _cel_environment() -> celpy.Environment:
-    return celpy.Environment()
-
-
-def _functions_used(tree: Any) -> set[str]:
-    names: set[str] = set()
-    for node in tree.iter_subtrees():
-        if node.data == "ident_arg":
-            names.add(str(node.children[0]))
-        elif node.data == "member_dot_arg":
-            names.add(str(node.children[1]))
-    return names
-
-
-@dataclass(frozen=True)
-class CelRule:
-    """One `x-kubernetes-validations` entry of a CRD version, compiled."""
-
-    group: str
-    version: str
-    kind: str
-    path: str  # where the rule sits in the schema: `spec.resourceGroups[*]`
-    rule: str
-    message: str
-    transition: bool  # refers to oldSelf: runs on update only
-    functions: frozenset[str]
-    problem: str | None  # why this rule cannot be evaluated, or None
-    field_path: str = ""
-    program: Any = field(default=None, compare=False, repr=False)
-    message_program: Any = field(default=None, compare=False, repr=False)
-
-    @property
-    def label(self) -> str:
-        return f"{self.kind} {self.group}/{self.version} at {self.path or '(root)'}: {self.rule}"
-
-
-def _compile_rule(
-    entry: Mapping[str, Any], *, group: str, version: str, kind: str, path: str
-) -> CelRule:
-    rule = str(entry.get("rule", ""))
-    message = str(entry.get("message") or f"failed rule: {rule}")
-    env = _cel_environment()
-    problem: str | None = None
-    program = message_program = None
-    functions: frozenset[str] = frozenset()
-    try:
-        ast = env.compile(rule)
-        functions = frozenset(_functions_used(ast))
-        program = env.program(ast, functions=KUBERNETES_FUNCTIONS)
-    except CELParseError as exc:
-        problem = f"does not compile: {str(exc).splitlines()[0]}"
-    missing = sorted(functions - SUPPORTED_FUNCTIONS)
-    if missing:
-        problem = f"uses CEL functions this validator does not implement: {', '.join(missing)}"
-    if entry.get("optionalOldSelf"):
-        problem = "sets optionalOldSelf; cel-python has no optional types"
-    if entry.get("messageExpression") and problem is None:
-        try:
-            message_program = env.program(
-                env.compile(str(entry["messageExpression"])), functions=KUBERNETES_FUNCTIONS
-            )
-        except CELParseError as exc:
-            problem = f"messageExpression does not compile: {str(exc).splitlines()[0]}"
-    return CelRule(
-        group=group,
-        version=version,
-        kind=kind,
-        path=path,
-        rule=rule,
-        message=message,
-        transition=re.search(r"\boldSelf\b", rule) is not None,
-        functions=functions,
-        problem=problem,
-        field_path=str(entry.get("fieldPath") or ""),
-        program=program,
-        message_program=message_program,
-    )
-
-
-# --------------------------------------------------------------------------------------------
-# Schema nodes: the structural part of a CRD version, with its compiled rules
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Node:
-    schema: Mapping[str, Any]
-    properties: dict[str, _Node]
-    items: _Node | None
-    additional: _Node | None
-    rules: list[CelRule]
-    has_rules: bool = False  # this node or a descendant has rules
-
-    @property
-    def type(self) -> str | None:
-        value = self.schema.get("type")
-        return str(value) if value is not None else None
-
-    @property
-    def nullable(self) -> bool:
-        return bool(self.schema.get("nullable"))
-
-
-def _build_nodes(
-    schema: Mapping[str, Any], path: str, group: str, version: str, kind: str
-) -> _Node:
-    properties = {
-        name: _build_nodes(sub, f"{path}.{name}" if path else name, group, version, kind)
-        for name, sub in (schema.get("properties") or {}).items()
-    }
-    items = schema.get("items")
-    additional = schema.get("additionalProperties")
-    node = _Node(
-        schema=schema,
-        properties=properties,
-        items=_build_nodes(items, f"{path}[*]", group, version, kind)
-        if isinstance(items, Mapping)
-        else None,
-        additional=_build_nodes(additional, f"{path}[*]", group, version, kind)
-        if isinstance(additional, Mapping)
-        else None,
-        rules=[
-            _compile_rule(entry, group=group, version=version, kind=kind, path=path)
-            for entry in schema.get("x-kubernetes-validations") or []
-        ],
-    )
-    children = [*properties.values(), node.items, node.additional]
-    node.has_rules = bool(node.rules) or any(c is not None and c.has_rules for c in children)
-    return node
-
-
-def _json_schema(schema: Mapping[str, Any], *, root: bool = False) -> dict[str, Any]:
-    """The CRD schema as draft-4 JSON Schema plus this module's keywords."""
-    result: dict[str, Any] = {}
-    int_or_string = bool(schema.get("x-kubernetes-int-or-string"))
-    for key, value in schema.items():
-        if key in ("description", "default", "example", "x-kubernetes-validations"):
-            continue
-        if key == "properties":
-            result[key] = {name: _json_schema(sub) for name, sub in value.items()}
-        elif key in ("items", "additionalProperties", "not") and isinstance(value, Mapping):
-            result[key] = _json_schema(value)
-        elif key in ("allOf", "anyOf", "oneOf"):
-            if int_or_string and key == "anyOf":
-                continue  # checked by x-kubernetes-int-or-string, with one clear message
-            result[key] = [_json_schema(sub) for sub in value]
-        else:
-            result[key] = value
-    if schema.get("x-kubernetes-embedded-resource"):
-        properties = result.setdefault("properties", {})
-        properties.setdefault("apiVersion", {"type": "string"})
-        properties.setdefault("kind", {"type": "string"})
-        properties["metadata"] = _object_meta_schema(name_required=False)
-        result["required"] = sorted({*result.get("required", []), "apiVersion", "kind"})
-    if root:
-        result.setdefault("properties", {})["metadata"] = _object_meta_schema(name_required=True)
-    is_object = result.get("type") == "object"
-    if (
-        is_object
-        and "additionalProperties" not in result
-        and not schema.get("x-kubernetes-preserve-unknown-fields")
-    ):
-        result["x-known-fields"] = sorted(result.get("properties", {}))
-    return result
-
-
-# --------------------------------------------------------------------------------------------
-# jsonschema with the structural-schema semantics of the API server
-# --------------------------------------------------------------------------------------------
-
-_JSON_TYPES: Final[dict[str, Callable[[object], bool]]] = {
-    "object": lambda v: isinstance(v, dict),
-    "array": lambda v: isinstance(v, list),
-    "string": lambda v: isinstance(v, str),
-    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
-    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-    "boolean": lambda v: isinstance(v, bool),
-}
-
-
-def _type(
-    validator: Any, expected: str, instance: object, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if instance is None:
-        if not schema.get("nullable"):
-            yield ValidationError(
-                "null is not allowed here (the field is not nullable: the API server drops "
-                "it); leave the field out instead"
-            )
-        return
-    check = _JSON_TYPES.get(expected)
-    if check is not None and not check(instance):
-        yield ValidationError(f"{instance!r} is not of type {expected!r}")
-
-
-def _enum(
-    validator: Any, allowed: list[Any], instance: object, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if instance is None and schema.get("nullable"):
-        return
-    if not any(
-        a == instance and isinstance(a, bool) == isinstance(instance, bool) for a in allowed
-    ):
-        yield ValidationError(f"{instance!r} is not one of {allowed!r}")
-
-
-def _int_or_string(
-    validator: Any, enabled: bool, instance: object, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if not enabled or (instance is None and schema.get("nullable")):
-        return
-    if instance is None:
-        yield ValidationError(
-            "null is not allowed here (the field is not nullable: the API server drops "
-            "it); leave the field out instead"
-        )
-    elif isinstance(instance, bool) or not isinstance(instance, (int, str)):
-        yield ValidationError(f"{instance!r} must be an integer or a string")
-
-
-def _known_fields(
-    validator: Any, known: list[str], instance: object, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if not isinstance(instance, dict):
-        return
-    for key in instance:
-        if key not in known:
-            error = ValidationError(
-                "unknown field: the API server prunes fields its schema does not declare; "
-                f"known fields here: {', '.join(known) if known else '(none)'}"
-            )
-            error.path.appendleft(key)
-            yield error
-
-
-def _qualified_keys(
-    validator: Any, enabled: bool, instance: object, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if not enabled or not isinstance(instance, dict):
-        return
-    for key in instance:
-        prefix, _, name = str(key).rpartition("/")
-        valid = bool(_QUALIFIED_NAME.match(name)) and len(name) <= 63
-        if prefix:
-            valid = valid and len(prefix) <= 253 and re.match(_DNS_SUBDOMAIN, prefix) is not None
-        if not valid:
-            error = ValidationError(
-                "not a valid key: an optional DNS subdomain prefix and '/', then a name of at "
-                "most 63 alphanumerics, '-', '_' or '.'"
-            )
-            error.path.appendleft(key)
-            yield error
-
-
-def _list_type(
-    validator: Any, list_type: str, instance: object, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
-    if not isinstance(instance, list):
-        return
-    if list_type == "set":
-        for index, item in enumerate(instance):
-            if item in instance[:index]:
-                error = ValidationError(f"duplicate entry {item!r} in a set-type list")
-                error.path.appendleft(index)
-                yield error
-    elif list_type == "map":
-        keys = list(schema.get("x-kubernetes-list-map-keys") or [])
-        seen: list[tuple[Any, ...]] = []
-        for index, item in enumerate(instance):
-            if not isinstance(item, dict):
-                continue
-            value = tuple(item.get(key) for key in keys)
-            if value in seen:
-                error = ValidationError(
-                    "duplicate entry in a map-type list: "
-                    + ", ".join(f"{k}={v!r}" for k, v in zip(keys, value, strict=True))
-                )
-                error.path.appendleft(index)
-                yield error
-            seen.append(value)
-
-
-_FORMATS = jsonschema.FormatChecker(formats=())
-_RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-
-
-def _int32(value: object) -> bool:
-    return not isinstance(value, int) or -(2**31) <= value < 2**31
-
-
-def _int64(value: object) -> bool:
-    return not isinstance(value, int) or -(2**63) <= value < 2**63
-
-
-def _date_time(value: object) -> bool:
-    if not isinstance(value, str):
-        return True
-    if not _RFC3339.match(value):
-        return False
-    datetime.fromisoformat(value.replace("z", "Z").replace("t", "T"))
-    return True
-
-
-_FORMATS.checks("int32")(_int32)
-_FORMATS.checks("int64")(_int64)
-_FORMATS.checks("date-time", raises=ValueError)(_date_time)
-
-
-_Validator = jsonschema.validators.extend(
-    jsonschema.Draft4Validator,
-    {
-        "type": _type,
-        "enum": _enum,
-        "x-kubernetes-int-or-string": _int_or_string,
-        "x-known-fields": _known_fields,
-        "x-qualified-keys": _qualified_keys,
-        "x-kubernetes-list-type": _list_type,
-    },
-)
+__all__ = [
+    "KUBERNETES_FUNCTIONS",
+    "SUPPORTED_FUNCTIONS",
+    "CelRule",
+    "CrdVersion",
+    "Quantity",
+    "compile_crd",
+    "crd_kinds",
+    "crd_version",
+    "escape_property",
+    "is_custom_resource",
+    "parse_quantity",
+    "reference_rules",
+    "split_api_version",
+    "validate_object",
+    "validate_with",
+]
 
 
 # --------------------------------------------------------------------------------------------
 # The CRD index: found by group/kind cheaply, parsed and compiled once, on first use
 # --------------------------------------------------------------------------------------------
-
-
-@dataclass
-class CrdVersion:
-    group: str
-    version: str
-    kind: str
-    namespaced: bool
-    served: bool
-    deprecated: bool
-    has_status_subresource: bool
-    root: _Node
-    validator: Any
-
-    @property
-    def rules(self) -> list[CelRule]:
-        found: list[CelRule] = []
-
-        def walk(node: _Node | None) -> None:
-            if node is None or not node.has_rules:
-                return
-            found.extend(node.rules)
-            for child in (*node.properties.values(), node.items, node.additional):
-                walk(child)
-
-        walk(self.root)
-        return found
-
 
 _GROUP_LINE = re.compile(r"^  group: (\S+)$", re.MULTILINE)
 _KIND_LINE = re.compile(r"^    kind: (\S+)$", re.MULTILINE)
@@ -644,27 +109,6 @@ def _crd_files() -> dict[tuple[str, str], Path]:
 def _crd_document(path: Path) -> dict[str, Any]:
     document: dict[str, Any] = yaml.load(path.read_text(), Loader=yaml.CSafeLoader)
     return document
-
-
-def compile_crd(spec: Mapping[str, Any], version: str) -> CrdVersion | None:
-    """One version of a CRD's `spec`, compiled: schema validator and CEL programs."""
-    group, kind = str(spec["group"]), str(spec["names"]["kind"])
-    for entry in spec["versions"]:
-        if entry["name"] != version:
-            continue
-        schema = entry["schema"]["openAPIV3Schema"]
-        return CrdVersion(
-            group=group,
-            version=version,
-            kind=kind,
-            namespaced=spec["scope"] == "Namespaced",
-            served=bool(entry.get("served")),
-            deprecated=bool(entry.get("deprecated")),
-            has_status_subresource="status" in (entry.get("subresources") or {}),
-            root=_build_nodes(schema, "", group, version, kind),
-            validator=_Validator(_json_schema(schema, root=True), format_checker=_FORMATS),
-        )
-    return None
 
 
 @functools.cache
@@ -728,7 +172,7 @@ def _format_path(parts: Iterator[str | int] | list[str | int]) -> str:
     return text or "(root)"
 
 
-def _apply_defaults(value: Any, node: _Node) -> None:
+def _apply_defaults(value: Any, node: SchemaNode) -> None:
     """Fill schema defaults in place, the way the API server does before validating."""
     if isinstance(value, dict):
         for name, child in node.properties.items():
@@ -745,7 +189,7 @@ def _apply_defaults(value: Any, node: _Node) -> None:
             _apply_defaults(item, node.items)
 
 
-def _to_cel(value: Any, node: _Node | None) -> Any:
+def _to_cel(value: Any, node: SchemaNode | None) -> Any:
     """A JSON value as cel-python values, with Kubernetes' property-name escaping."""
     if isinstance(value, dict):
         if node is not None and node.properties:
@@ -768,13 +212,13 @@ def _to_cel(value: Any, node: _Node | None) -> Any:
 _MISSING: Final = object()
 
 
-def _matches_type(value: Any, node: _Node) -> bool:
+def _matches_type(value: Any, node: SchemaNode) -> bool:
     expected = node.type
     if value is None:
         return False
     if expected is None:
         return True
-    check = _JSON_TYPES.get(expected)
+    check = JSON_TYPES.get(expected)
     return check is None or check(value)
 
 
@@ -784,38 +228,10 @@ def _list_map_key(item: Any, keys: list[str]) -> tuple[Any, ...] | None:
     return tuple(repr(item.get(key)) for key in keys)
 
 
-def _evaluate(rule: CelRule, self_value: Any, old_value: Any) -> tuple[bool, str]:
-    """(passed, message) for one rule on one value."""
-    activation = {"self": self_value}
-    if rule.transition:
-        activation["oldSelf"] = old_value
-    try:
-        result = rule.program.evaluate(activation)
-    except CELEvalError as exc:
-        return False, f"could not be evaluated: {str(exc.args[0])[:200]}"
-    except (TypeError, ValueError, KeyError, AttributeError, ArithmeticError) as exc:
-        return False, f"could not be evaluated: {type(exc).__name__}: {str(exc)[:200]}"
-    if isinstance(result, CELEvalError):
-        return False, f"could not be evaluated: {str(result.args[0])[:200]}"
-    if not isinstance(result, (celtypes.BoolType, bool)):
-        return False, f"returned {type(result).__name__}, not a bool"
-    if bool(result):
-        return True, ""
-    message = rule.message
-    if rule.message_program is not None:
-        try:
-            custom = rule.message_program.evaluate(activation)
-            if isinstance(custom, str) and custom:  # cel-python may return a plain str
-                message = str(custom)
-        except CELEvalError:
-            pass  # the API server falls back to `message` too
-    return False, message
-
-
 def _check_rules(
     value: Any,
     old: Any,
-    node: _Node,
+    node: SchemaNode,
     path: list[str | int],
     errors: list[str],
     *,
@@ -838,7 +254,7 @@ def _check_rules(
                 continue
             if rule.transition and old_cel is _MISSING:
                 continue  # a create, or an uncorrelated value: the API server skips it too
-            passed, message = _evaluate(rule, self_cel, old_cel)
+            passed, message = evaluate_rule(rule, self_cel, old_cel)
             if not passed:
                 errors.append(f"{where}: {message} (rule: {rule.rule})")
     if isinstance(value, dict):

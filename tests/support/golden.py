@@ -2,7 +2,8 @@
 
 The golden copies under tests/golden/<stack>/ are what a user sees: the plan as text, as JSON
 and as Markdown, and every file `aksray render` writes. `make golden` rewrites them from the
-current code; tests/test_golden.py compares byte for byte, so a change to any output shows in
+current code; tests/project/test_golden.py compares byte for byte, so a change to any output shows
+in
 the diff of the commit that made it. Two copies in the docs follow: docs/planner.md's dev summary
 and docs/ci.md's rendered dev comment (`make golden` rewrites them too; tests keep them equal).
 """
@@ -15,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from aksray.cli import main
+from aksray.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "golden"

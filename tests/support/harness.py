@@ -13,8 +13,8 @@ from typing import Any
 
 import yaml
 
-from aksray.cli import main
-from aksray.runner import RecordedResource, RunResult, run_program, stack_file
+from aksray.cli.main import main
+from aksray.offline.runner import RecordedResource, RunResult, run_program, stack_file
 
 STACKS = ("dev", "prod", "local")
 P = "aks-ray-platform:"

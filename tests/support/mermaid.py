@@ -1,6 +1,7 @@
 """A strict checker for the Mermaid subset `aksray plan --format markdown` writes (no browser).
 
-The subset (aksray/mermaid.py): the first line `flowchart TD` (or LR, TB, BT, RL); then, each
+The subset (aksray/plan/report/mermaid.py): the first line `flowchart TD` (or LR, TB, BT, RL);
+then, each
 indented two spaces, a node `id["label"]` or an edge `id --> id`. Ids are a letter, then letters,
 digits or `_`, never a word Mermaid's grammar reserves (`end` breaks a flowchart), and each is
 defined once, before any edge uses it. A label is one double-quoted string that holds no `"`,

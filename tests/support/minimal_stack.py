@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from aksray.runner import RunResult, run_program
+from aksray.offline.runner import RunResult, run_program
 from tests.support.harness import P, write_stack
 
 

@@ -19,7 +19,7 @@ from pulumi_policy import (
     StackValidationPolicy,
 )
 
-from aksray.runner import PROJECT_ROOT, RecordedResource
+from aksray.offline.runner import PROJECT_ROOT, RecordedResource
 
 sys.path.insert(0, str(PROJECT_ROOT / "policy"))
 import platform_policies

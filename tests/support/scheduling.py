@@ -7,7 +7,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from aksray.runner import PROJECT_ROOT, RunResult, run_program
+from aksray.offline.runner import PROJECT_ROOT, RunResult, run_program
 from catalog.quantities import parse_cpu_millis, parse_memory_bytes
 from scheduling import admission
 from scheduling.podsets import PodSet

@@ -25,7 +25,7 @@ from aurora import Aurora, AuroraPretrained, AuroraSmallPretrained, Batch, Metad
 from workloads.common import blob
 
 if TYPE_CHECKING:
-    from workloads.aurora_finetune.main import Options
+    from workloads.aurora_finetune.options import Options
 
 SAMPLE_SUFFIX = ".npz"
 

@@ -1,0 +1,1 @@
+"""The `aksray` command line: its parser, what it refuses up front, and each command."""

@@ -1,0 +1,157 @@
+"""The `aksray rehearse` subcommand: arguments, exit codes, output."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from aksray.cli.usage import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
+from aksray.cli.usage import EXIT_PROBLEMS as EXIT_BROKEN
+from aksray.rehearse.multikueue import MULTIKUEUE_SCENARIO
+from aksray.rehearse.rig.processes import RigError
+from aksray.rehearse.rig.toolchain import ToolchainMissingError
+from aksray.rehearse.scenarios import SCENARIOS, SUBMIT_ALL
+
+ALL = "all"
+
+
+def add_parser(
+    commands: Any, add_source: Callable[[argparse.ArgumentParser], None], **help_text: Any
+) -> None:
+    """`help_text`: the epilog and formatter the other commands get (aksray/cli/parser.py)."""
+    rehearse = commands.add_parser(
+        "rehearse",
+        help="play the stack's queues and workloads on real Kueue and KubeRay controllers",
+        description="Start a real control plane, Kueue, the KubeRay operator and kwok nodes "
+        "shaped like the stack's pools (or use --kubeconfig), apply the stack through the real "
+        "Pulumi engine, play a scenario, print the timeline and one verdict per invariant, then "
+        "destroy.",
+        **help_text,
+    )
+    add_source(rehearse)
+    rehearse.add_argument(
+        "--scenario",
+        default="submit-all",
+        choices=[*SCENARIOS, MULTIKUEUE_SCENARIO, ALL],
+        help="what to play (default: submit-all; `all` plays every scenario on one rig; a stack "
+        "with `multikueue` plays `multikueue` on a manager and worker control planes)",
+    )
+    rehearse.add_argument(
+        "--kubeconfig",
+        type=Path,
+        metavar="FILE",
+        help="use a cluster that already runs Kueue, KubeRay and kwok instead of starting a rig",
+    )
+    rehearse.add_argument(
+        "--scheduler",
+        default="kai-scheduler",
+        choices=["kai-scheduler", "kube-scheduler"],
+        help="what places the Ray pods on the rig (default: kai-scheduler, as the platform "
+        "ships; kube-scheduler binds them one by one, without gangs, to compare)",
+    )
+    rehearse.add_argument("--json", action="store_true", help="print one JSON document")
+
+
+def progress_printer() -> Callable[[str], None]:
+    """One line per step on stderr while it runs, with the time since the start, on a terminal;
+    nothing otherwise (a pipe or CI gets the report alone)."""
+    if not sys.stderr.isatty():
+        return lambda _line: None
+    t0 = time.monotonic()
+
+    def show(line: str) -> None:
+        print(f"[{time.monotonic() - t0:6.1f}s] {line}", file=sys.stderr, flush=True)
+
+    return show
+
+
+def _interrupt(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def multikueue(args: argparse.Namespace, config_file: Path, name: str) -> Any:
+    """A stack with `multikueue`: the `multikueue` scenario on a rig of its own."""
+    from aksray.rehearse.multikueue.run import rehearse_multikueue
+    from aksray.rehearse.run import InvalidConfigError
+
+    refused = []
+    if args.kubeconfig is not None:
+        refused.append(f"error: --kubeconfig {args.kubeconfig}: a stack with `multikueue` is "
+                       "rehearsed on a manager and worker control planes the rehearsal starts; "
+                       "leave --kubeconfig out")  # fmt: skip
+    if args.scheduler != "kai-scheduler":
+        refused.append(
+            f"error: --scheduler {args.scheduler}: the workers of a stack with `multikueue` run "
+            "KAI as the platform ships it; leave --scheduler out"
+        )
+    if args.scenario not in (SUBMIT_ALL, MULTIKUEUE_SCENARIO, ALL):
+        refused.append(f"error: --scenario {args.scenario}: a stack with `multikueue` plays the "
+                       f"`{MULTIKUEUE_SCENARIO}` scenario (the default); the one-cluster "
+                       "scenarios play a stack without `multikueue`")  # fmt: skip
+    if refused:
+        raise InvalidConfigError(refused)
+    return rehearse_multikueue(config_file, name, progress_printer())
+
+
+def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
+    from aksray.rehearse.multikueue.run import is_multikueue
+    from aksray.rehearse.report import json_document, text_lines
+    from aksray.rehearse.run import InvalidConfigError, rehearse
+
+    # Ctrl-C, and a plain kill, stop the rig's processes (also when started in the background,
+    # where a shell leaves SIGINT ignored).
+    signal.signal(signal.SIGTERM, _interrupt)
+    signal.signal(signal.SIGINT, _interrupt)
+    scenarios = list(SCENARIOS) if args.scenario == ALL else [args.scenario]
+    name = stack or config_file.stem.removeprefix("Pulumi.")
+    try:
+        if is_multikueue(config_file):
+            results = [multikueue(args, config_file, name)]
+        elif args.scenario == MULTIKUEUE_SCENARIO:
+            raise InvalidConfigError(
+                [f"error: --scenario {MULTIKUEUE_SCENARIO}: {config_file} has no `multikueue` "
+                 "section; play it on a stack with one (docs/multikueue.md)"]
+            )  # fmt: skip
+        else:
+            results = rehearse(
+                config_file,
+                name,
+                scenarios,
+                args.kubeconfig,
+                scheduler=args.scheduler,
+                progress=progress_printer(),
+            )
+    except InvalidConfigError as invalid:
+        for line in invalid.lines:
+            print(line, file=sys.stderr)
+        return EXIT_BROKEN
+    except ToolchainMissingError as missing:
+        lines = str(missing).splitlines()
+        print(f"error: `aksray rehearse` needs {len(lines)} thing(s) it does not have; nothing "
+              "was started:", file=sys.stderr)  # fmt: skip
+        for line in lines:
+            print(f"  - {line}", file=sys.stderr)
+        return EXIT_USAGE
+    except RigError as broken:
+        print(f"error: the rig failed: {broken}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        if os.environ.get("AKSRAY_DEBUG"):
+            traceback.print_exc()
+        print("rehearsal interrupted: every process it started is stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if args.json:
+        print(json.dumps(json_document(results), indent=2))
+    else:
+        for line in text_lines(results):
+            print(line)
+    return EXIT_OK if all(r.held for r in results) else EXIT_BROKEN

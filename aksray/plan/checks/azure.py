@@ -1,0 +1,93 @@
+"""Warnings about the Azure side: role assignments the stack leaves to an admin, and a Free
+AKS tier on a cluster bigger than that tier is meant for."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from aksray.plan.checks.findings import Findings
+from aksray.plan.model.plan import Plan
+from catalog.azure import FREE_TIER_MAX_NODES
+from manifests.aks import AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME, aks_names
+from manifests.identity import BLOB_ROLE_NAMES, team_identities
+from manifests.monitoring import (
+    GRAFANA_EDITOR_ROLE_NAME,
+    MONITORING_DATA_READER_ROLE_NAME,
+    monitoring_names,
+)
+from settings.blob_access import blob_grants
+
+CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
+CLUSTER_TIER: Final = "cluster.tier"
+
+
+def check_free_tier_size(plan: Plan, out: Findings) -> None:
+    """The Free tier on a cluster that can grow past the nodes AKS means it for."""
+    cluster = plan.settings.cluster
+    if cluster.mode != "aks" or cluster.tier != "Free":
+        return
+    nodes = (
+        cluster.system_pool.count
+        + cluster.cpu_pool.max_count
+        + sum(pool.max_count for pool in cluster.gpu_pools)
+    )
+    if nodes > FREE_TIER_MAX_NODES:
+        out.warning(
+            CLUSTER_TIER,
+            f"Free with up to {nodes} nodes: AKS means the Free tier for at most "
+            f"{FREE_TIER_MAX_NODES} nodes and gives it no uptime SLA; set tier: Standard",
+        )
+
+
+def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
+    """With `cluster.createRoleAssignments: false`, every grant the stack would have made."""
+    settings = plan.settings
+    cluster = settings.cluster
+    if cluster.mode != "aks" or cluster.create_role_assignments:
+        return
+    if cluster.deployer_principal_type != "None":
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME}" on cluster '
+            f"{aks_names(settings.stack).cluster} to the {cluster.deployer_principal_type} that "
+            "runs `pulumi up` (the stack creates no role assignment; commands in docs/aks.md)",
+        )
+    _grafana_grants(plan, out)
+    storage = settings.storage
+    if not storage.enabled or storage.existing_account:
+        return  # no identities of the stack's own
+    teams = settings.scheduling.teams
+    names = {
+        i.team: i.identity_name
+        for i in team_identities(settings.stack, ((t.name, t.namespace) for t in teams))
+    }
+    grants = blob_grants([t.name for t in teams], storage.containers, settings.workloads)
+    for grant in grants:
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{BLOB_ROLE_NAMES[grant.role]}" on Blob container '
+            f"{grant.container} to identity {names[grant.team]} (team {grant.team}'s Ray pods "
+            f"reach Blob with it: {grant.reason}; commands in docs/aks.md)",
+        )
+
+
+def _grafana_grants(plan: Plan, out: Findings) -> None:
+    settings = plan.settings
+    observability = settings.observability
+    if not (observability.enabled and observability.grafana):
+        return
+    names = monitoring_names(settings.stack)
+    out.warning(
+        CREATE_ROLE_ASSIGNMENTS,
+        f'an admin must grant "{MONITORING_DATA_READER_ROLE_NAME}" on Azure Monitor workspace '
+        f"{names.workspace} to the managed identity of Grafana {names.grafana} (its dashboards "
+        "read the metrics with it; commands in docs/aks.md)",
+    )
+    principal = settings.cluster.deployer_principal_type
+    if principal != "None":
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{GRAFANA_EDITOR_ROLE_NAME}" on Grafana {names.grafana} to the '
+            f"{principal} that runs `pulumi up` (it provisions the dashboards; commands in "
+            "docs/aks.md)",
+        )

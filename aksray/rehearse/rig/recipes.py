@@ -1,0 +1,20 @@
+"""`python -m aksray.rehearse.rig.recipes`: how scripts/rig/build.sh builds each controller.
+
+One tab-separated line per controller (aksray/rehearse/rig/controllers/), in start order: its
+piece, Go module, version, stamp, `binary=package` pairs, ldflags and `data=source` pairs, the
+versions read from scripts/rig/versions.env.
+"""
+
+from __future__ import annotations
+
+from aksray.rehearse.rig.controllers import controllers
+from aksray.rehearse.rig.toolchain import RIG_SCRIPTS, read_env_file
+
+
+def recipes() -> list[str]:
+    versions = read_env_file(RIG_SCRIPTS / "versions.env")
+    return [controller.BUILD.recipe(versions) for controller in controllers()]
+
+
+if __name__ == "__main__":
+    print("\n".join(recipes()))

@@ -1,0 +1,248 @@
+"""A two-region stack: what the manager and each worker get, and the credentials between."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from aksray.offline.runner import RecordedResource, RunResult, run_program, stack_file
+from manifests.multikueue import (
+    MULTIKUEUE_CONTROLLER,
+    kubeconfig_text,
+    server_of,
+    token_secret_name,
+    worker_access_objects,
+    worker_role_rules,
+)
+from tests.support.harness import ancestors, one, stack_document, with_runs, write_stack
+
+KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
+
+
+@pytest.fixture(scope="module")
+def result() -> RunResult:
+    return run_program(stack_file("multiregion"), stack="multiregion")
+
+
+def _provider(resource: RecordedResource) -> str:
+    return (resource.provider or "").split("::")[3] if resource.provider else ""
+
+
+def _spec(resource: RecordedResource) -> dict[str, Any]:
+    spec: dict[str, Any] = resource.inputs["spec"]
+    return spec
+
+
+def _quotas(queue: RecordedResource) -> dict[str, dict[str, Any]]:
+    flavors = _spec(queue)["resourceGroups"][0]["flavors"]
+    return {f["name"]: {r["name"]: r["nominalQuota"] for r in f["resources"]} for f in flavors}
+
+
+def test_the_manager_queue_waits_for_dispatch_with_the_sum_of_the_workers_quota(
+    result: RunResult,
+) -> None:
+    manager = one(result, KUEUE + "ClusterQueue", "aksray-queues-cq-team-a")
+    assert _spec(manager)["admissionChecksStrategy"] == {
+        "admissionChecks": [{"name": "multikueue-team-a"}]
+    }
+    # 4 + 4 A100s; 10 + 10 CPU and 40Gi + 40Gi for the heads; the A100 flavor's cpu/memory
+    # are each worker's GPU share of its nodes, summed.
+    weu = one(result, KUEUE + "ClusterQueue", "aksray-weu-queues-cq-team-a")
+    assert _quotas(manager)["a100"]["nvidia.com/gpu"] == 8
+    assert _quotas(manager)["cpu"] == {"cpu": "20", "memory": "80Gi", "nvidia.com/gpu": 0}
+    assert _quotas(weu)["a100"]["nvidia.com/gpu"] == 4
+    assert _quotas(weu)["cpu"] == {"cpu": "10", "memory": "40Gi", "nvidia.com/gpu": 0}
+    assert "admissionChecksStrategy" not in _spec(weu)
+
+
+def test_the_manager_dispatches_each_team_to_the_workers_it_has_quota_in(
+    result: RunResult,
+) -> None:
+    check = one(
+        result, KUEUE + "AdmissionCheck", "aksray-multikueue-admissioncheck-multikueue-team-a"
+    )
+    assert _spec(check) == {
+        "controllerName": MULTIKUEUE_CONTROLLER,
+        "parameters": {
+            "apiGroup": "kueue.x-k8s.io",
+            "kind": "MultiKueueConfig",
+            "name": "multikueue-team-a",
+        },
+    }
+    config = one(
+        result, KUEUE + "MultiKueueConfig", "aksray-multikueue-multikueueconfig-multikueue-team-a"
+    )
+    assert _spec(config) == {"clusters": ["weu", "sce"]}
+    cluster = one(result, KUEUE + "MultiKueueCluster", "aksray-multikueue-multikueuecluster-weu")
+    assert _spec(cluster) == {
+        "clusterSource": {"kubeConfig": {"locationType": "Secret", "location": "multikueue-weu"}}
+    }
+    assert _provider(cluster) == "aksray-cluster-k8s"
+
+
+def test_the_kubeconfig_is_a_secret_on_the_manager(result: RunResult) -> None:
+    secret = one(result, "kubernetes:core/v1:Secret", "aksray-multikueue-weu-kubeconfig")
+    assert secret.inputs["stringData"] == "[secret]"
+    assert secret.inputs["metadata"]["namespace"] == "kueue-system"
+    assert _provider(secret) == "aksray-cluster-k8s"
+
+
+def test_each_worker_is_its_own_aks_cluster_in_its_region(result: RunResult) -> None:
+    weu = one(result, "azure-native:containerservice:ManagedCluster", "aksray-weu-cluster-aks")
+    assert weu.inputs["location"] == "westeurope"
+    assert weu.inputs["resourceName"] == "aks-aksray-multiregion-weu"
+    pools = {r.name for r in result.by_type("azure-native:containerservice:AgentPool")}
+    assert pools == {
+        "aksray-cluster-pool-cpu",  # the manager: no GPU pool
+        "aksray-weu-cluster-pool-cpu",
+        "aksray-weu-cluster-pool-a100",
+        "aksray-sce-cluster-pool-cpu",
+        "aksray-sce-cluster-pool-a100",
+    }
+
+
+def test_the_manager_account_on_a_worker_is_least_privilege(result: RunResult) -> None:
+    role = one(
+        result,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+        "aksray-weu-clusterrole-aksray-multikueue-worker",
+    )
+    assert _provider(role) == "aksray-weu-cluster-k8s"
+    rules = role.inputs["rules"]
+    # The stack dispatches RayJobs only (vllm-batch, elastic, stays in weu), but Kueue's remote
+    # client watches every kind the manager's Kueue integrates (RayJob and RayService) on each
+    # worker and refuses to connect without (Kueue v0.19.2, seen on the rehearsal rig).
+    assert rules == worker_role_rules(["RayJob", "RayService"])
+    groups = {group for rule in rules for group in rule["apiGroups"]}
+    assert groups == {"ray.io", "kueue.x-k8s.io"}
+    verbs = {verb for rule in rules for verb in rule["verbs"]}
+    assert "*" not in verbs and "escalate" not in verbs and "bind" not in verbs
+    binding = one(
+        result,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
+        "aksray-weu-clusterrolebinding-aksray-multikueue-worker",
+    )
+    assert binding.inputs["roleRef"]["name"] == "aksray-multikueue-worker"
+    assert binding.inputs["subjects"] == [
+        {"kind": "ServiceAccount", "name": "multikueue-manager", "namespace": "kueue-system"}
+    ]
+    token = one(result, "kubernetes:core/v1:Secret", "aksray-weu-secret-multikueue-manager-token")
+    assert token.inputs["type"] == "kubernetes.io/service-account-token"
+    assert token.inputs["metadata"]["annotations"] == {
+        "kubernetes.io/service-account.name": "multikueue-manager"
+    }
+
+
+def test_a_dispatched_ray_service_adds_its_rows_only() -> None:
+    kinds = {
+        r["resources"][0]
+        for r in worker_role_rules(["RayService", "RayJob"])
+        if r["apiGroups"] == ["ray.io"]
+    }
+    assert kinds == {"rayjobs", "rayjobs/status", "rayservices", "rayservices/status"}
+    kinds_of = [o["kind"] for o in worker_access_objects(["RayJob"])]
+    assert kinds_of == ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Secret"]
+
+
+def test_the_kubeconfig_holds_a_static_token_and_nothing_to_execute() -> None:
+    text = kubeconfig_text(
+        worker="weu", server="https://weu.example:443", ca_data="Q0E=", token="t0ken"
+    )
+    document = yaml.safe_load(text)
+    assert document["users"] == [{"name": "weu-multikueue-manager", "user": {"token": "t0ken"}}]
+    assert document["clusters"][0]["cluster"] == {
+        "server": "https://weu.example:443",
+        "certificate-authority-data": "Q0E=",
+    }
+    assert "exec" not in text and "auth-provider" not in text
+    assert server_of(text) == "https://weu.example:443"
+
+
+def test_each_worker_issuer_is_trusted_by_the_team_identity(result: RunResult) -> None:
+    credentials = result.by_type("azure-native:managedidentity:FederatedIdentityCredential")
+    by_name = {c.name: c.inputs for c in credentials}
+    weu = by_name["aksray-weu-team-a-federation-ray-workload"]
+    assert weu["resourceName"] == "id-aksray-multiregion-team-a"
+    assert weu["subject"] == "system:serviceaccount:team-a:ray-workload"
+    assert "aks-aksray-multiregion-weu" in weu["issuer"]
+    # weu runs the elastic vllm-batch: its heads' account is trusted there, not in sce.
+    # The manager's issuer is trusted by nothing: no team pod runs there.
+    assert sorted(by_name) == [
+        "aksray-sce-team-a-federation-ray-workload",
+        "aksray-weu-team-a-federation-ray-elastic-head",
+        "aksray-weu-team-a-federation-ray-workload",
+    ]
+    assert sorted({str(c.inputs["issuer"]).split(" of ")[-1] for c in credentials}) == [
+        "aks-aksray-multiregion-sce>",
+        "aks-aksray-multiregion-weu>",
+    ]
+    # Azure refuses concurrent credential writes to one identity: one chain across clusters,
+    # each credential after the first waiting for the one before it.
+    urns = {c.urn for c in credentials}
+    firsts = [c.name for c in credentials if not urns & set(c.depends_on)]
+    assert len(firsts) == 1, firsts
+
+
+def test_worker_objects_live_under_their_worker(result: RunResult) -> None:
+    role = one(
+        result,
+        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
+        "aksray-sce-clusterrole-aksray-multikueue-worker",
+    )
+    assert "aksray-sce" in [a.name for a in ancestors(result, role)]
+
+
+def test_a_submitted_job_finds_its_code_and_policy_in_every_candidate_worker(
+    tmp_path: Path,
+) -> None:
+    document = with_runs(stack_document("multiregion"))
+    result = run_program(write_stack(tmp_path, document, "Pulumi.multiregion.yaml"))
+    config_maps = {r.name: _provider(r) for r in result.by_type("kubernetes:core/v1:ConfigMap")}
+    for worker in ("weu", "sce"):
+        assert config_maps[f"aksray-{worker}-dispatched-qwen-lora-code"] == (
+            f"aksray-{worker}-cluster-k8s"
+        )
+    # The job itself is submitted once, to the manager; vllm-batch, regional, only in weu.
+    jobs = {r.name: _provider(r) for r in result.by_type("kubernetes:ray.io/v1:RayJob")}
+    assert jobs["aksray-workloads-qwen-lora"] == "aksray-cluster-k8s"
+    assert jobs["aksray-weu-workloads-vllm-batch"] == "aksray-weu-cluster-k8s"
+    assert not any(name.startswith("aksray-sce-") for name in jobs)
+    policies = {r.name for r in result.by_type("kubernetes:networking.k8s.io/v1:NetworkPolicy")}
+    assert "aksray-sce-dispatched-aurora-finetune-network" in policies
+
+
+def test_the_manager_runs_no_gpu_operator_and_each_worker_does(result: RunResult) -> None:
+    releases = {r.name for r in result.by_type("kubernetes:helm.sh/v3:Release")}
+    gpu_operators = sorted(name for name in releases if name.endswith("-operators-gpu-operator"))
+    assert gpu_operators == [
+        "aksray-sce-operators-gpu-operator",
+        "aksray-weu-operators-gpu-operator",
+    ]
+    for cluster in ("aksray", "aksray-weu", "aksray-sce"):
+        assert f"{cluster}-operators-kueue" in releases
+        assert f"{cluster}-operators-kuberay-operator" in releases
+
+
+def test_a_new_token_rotation_label_is_a_new_token_secret_read_into_the_kubeconfig(
+    tmp_path: Path,
+) -> None:
+    """The label names the worker's token Secret: a new label is a new Secret (Kubernetes fills
+    in a new token), the old Secret goes, and the manager's kubeconfig is read from the new one."""
+    document = stack_document("multiregion")
+    document["config"]["aks-ray-platform:multikueue"]["tokenRotation"] = "2026-12"
+    result = run_program(write_stack(tmp_path, document, "Pulumi.multiregion.yaml"))
+    secrets = {
+        r.name: r.inputs["metadata"]["name"]
+        for r in result.by_type("kubernetes:core/v1:Secret")
+        if r.inputs.get("type") == "kubernetes.io/service-account-token"
+    }
+    assert secrets == {
+        "aksray-weu-secret-multikueue-manager-token-2026-12": "multikueue-manager-token-2026-12",
+        "aksray-sce-secret-multikueue-manager-token-2026-12": "multikueue-manager-token-2026-12",
+    }
+    # Without a label the Secret keeps the name it always had (existing stacks: no new token).
+    assert token_secret_name("") == "multikueue-manager-token"
+    assert token_secret_name("2026-12") == "multikueue-manager-token-2026-12"

@@ -1,0 +1,82 @@
+"""Tier T5 for MultiKueue: the two-region example stack on a manager and two worker control
+planes (`aksray rehearse --config stacks/Pulumi.multiregion.yaml --json`, about 5 minutes).
+
+The tests assert the timeline the controllers produced: where MultiKueue sent each job, the
+requeue after a worker is lost, and that nothing is left on any cluster after destroy.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from typing import Any
+
+import pytest
+
+from aksray.offline.runner import PROJECT_ROOT
+
+ROOT = PROJECT_ROOT
+STACK = ROOT / "stacks" / "Pulumi.multiregion.yaml"
+# The rig loads KubeRay's CRDs from the upstream reference data (make reference).
+pytestmark = [pytest.mark.rehearsal, pytest.mark.reference]
+
+
+@cache
+def rehearsal() -> tuple[int, dict[str, Any], str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "aksray.rehearse", "rehearse", "--config", str(STACK), "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    document = json.loads(done.stdout) if done.stdout.strip() else {}
+    return done.returncode, document, done.stderr
+
+
+def events(document: dict[str, Any], what: str) -> list[dict[str, Any]]:
+    return [e for e in document["events"] if e["what"] == what]
+
+
+def test_every_invariant_holds() -> None:
+    code, document, stderr = rehearsal()
+    assert document, stderr
+    broken = [v for v in document["invariants"] if not v["held"]]
+    assert broken == [], broken
+    assert code == 0, stderr
+    assert document["scenario"] == "multikueue" and document["applicable"]
+
+
+def test_the_jobs_go_to_different_workers_and_the_lost_ones_job_moves() -> None:
+    _, document, stderr = rehearsal()
+    assert document, stderr
+    dispatched = [(e["workload"], e["detail"]) for e in events(document, "dispatched")]
+    first = [d for w, d in dispatched if w == "manager: qwen-lora"]
+    second = [d for w, d in dispatched if w == "manager: aurora-finetune"]
+    assert len(first) == 2 and first[0] != first[1], dispatched
+    assert second == [first[1]], dispatched  # the overflow went where the first job later moved
+    lost = events(document, "lost")
+    assert [e["workload"] for e in lost] == [f"manager: {first[0].removeprefix('to ')}"]
+
+
+def test_each_worker_admits_and_runs_what_it_is_sent() -> None:
+    _, document, stderr = rehearsal()
+    assert document, stderr
+    admitted = {(e["workload"]) for e in events(document, "admitted")}
+    # The manager admits both against the summed quota; each worker's Kueue admits its own.
+    assert {"manager: qwen-lora", "manager: aurora-finetune"} <= admitted
+    workers = {w.split(":")[0] for w in admitted if not w.startswith("manager")}
+    assert workers == {"weu", "sce"}
+
+
+def test_memory_and_time_are_reported() -> None:
+    _, document, stderr = rehearsal()
+    assert document, stderr
+    notes = " | ".join(document["notes"])
+    assert "rig processes' peak memory: manager" in notes
+    assert "bring-up: manager" in notes and "steps: dispatch" in notes
+    assert "workerLostTimeout 15m" in notes
+    assert any(e["detail"] == "nothing left behind on any cluster" for e in document["events"])
