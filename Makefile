@@ -20,7 +20,7 @@ UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 comma := ,
 
-.PHONY: install lock plan lint typecheck test check reference golden test-payloads engine e2e bench rig rehearse-test clean FORCE
+.PHONY: install lock plan lint typecheck test check reference golden test-payloads engine e2e docs-e2e bench rig rehearse-test clean FORCE
 
 install: $(STAMP)
 
@@ -137,6 +137,12 @@ engine: install
 
 e2e: engine
 	scripts/engine/e2e.sh
+
+# The shell blocks of README.md and docs/ that need the engine, run as written
+# (tests/support/doc_shell.py places every block): the README's deploy environment previewing the
+# local stack on a PATH with another Python first, and the by-hand engine run.
+docs-e2e: engine
+	$(BIN)/python -m pytest -p no:cacheprovider -m engine tests/project
 
 # Tier T5: the rehearsal rig. `make rig` builds etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok, Kueue, the KubeRay operator and KAI's five services from the Go module
