@@ -116,7 +116,8 @@ check: lint typecheck test
 # each pinned chart at its release tag: 301 files, 14 MB; the list and each SHA-256 in
 # scripts/reference/files.tsv), from their official locations, or copied from the folder
 # AKSRAY_REFERENCE names, into .cache/reference/ (outside git). Without them `make test` runs
-# every other test and says how many it left out.
+# every other test and says how many it left out. Without network it stops after one try, in
+# one line naming AKSRAY_REFERENCE.
 reference: install
 	$(BIN)/python scripts/reference/fetch.py
 
