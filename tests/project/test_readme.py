@@ -180,6 +180,7 @@ ENGINE_TIME_FILES: Final = (
     "scripts/engine/README.md",
     "scripts/engine/bootstrap.sh",
     "scripts/engine/e2e.sh",
+    "scripts/engine/pulumi.sh",
     "aksray/rehearse/rig/toolchain.py",
 )
 _DURATION = re.compile(r"\d+(?:-\d+)?\s*min(?:utes)?\b|tens of minutes|half an hour|an hour")
