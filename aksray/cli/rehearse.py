@@ -12,7 +12,7 @@ import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
 
 import yaml
 
@@ -75,6 +75,14 @@ def progress_printer() -> Callable[[str], None]:
         print(f"[{time.monotonic() - t0:6.1f}s] {line}", file=sys.stderr, flush=True)
 
     return show
+
+
+def timeline_shown_live(stdout: TextIO, stderr: TextIO, *, multikueue: bool) -> bool:
+    """Whether the one-cluster rehearsal's events already went, as they happened, to the
+    terminal the report goes to (progress on a terminal stderr, the report on the same kind of
+    stdout): then the report does not print the timeline a second time. The MultiKueue
+    rehearsal prints its steps only."""
+    return not multikueue and stderr.isatty() and stdout.isatty()
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
@@ -198,6 +206,7 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     if args.json:
         print(json.dumps(json_document(results), indent=2))
     else:
-        for line in text_lines(results):
+        shown = timeline_shown_live(sys.stdout, sys.stderr, multikueue=is_multikueue(config_file))
+        for line in text_lines(results, timeline_shown=shown):
             print(line)
     return EXIT_OK if all(r.held for r in results) else EXIT_BROKEN

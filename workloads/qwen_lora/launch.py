@@ -4,8 +4,8 @@ The driver starts the workers itself rather than through LLaMA-Factory's Ray lau
 (`run_exp` with USE_RAY=1), because in LLaMA-Factory 0.9.5 that launcher cannot work from this
 driver, which runs on the Ray head (no GPU):
 - it decides the device on the driver: without CUDA there it is "cpu", so its placement group
-  is one {CPU: 10} bundle, with no GPU, per CPU of the cluster (4 pods of 11 CPUs: 44 bundles,
-  440 CPUs), and it waits for that group without a timeout, for ever, holding the admitted GPUs;
+  is one {CPU: 10} bundle, with no GPU, per CPU of the cluster (4 pods of 12 CPUs: 48 bundles,
+  480 CPUs), and it waits for that group without a timeout, for ever, holding the admitted GPUs;
 - it takes no per-worker resources or placement strategy (its Ray arguments are only
   ray_num_workers, ray_init_kwargs, master_addr and master_port);
 - MASTER_ADDR defaults to the head's address, where no rank runs.
