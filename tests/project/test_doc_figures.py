@@ -52,3 +52,19 @@ def test_kuberay_1_7_is_named_only_beside_the_shipped_1_6() -> None:
                     continue
                 alone.append(f"{name}: ...{flat[max(0, found.start() - 60) : found.end() + 60]}...")
     assert alone == []
+
+
+def test_the_upgrade_steps_name_the_rig_pins_and_the_reference_manifest_that_exist() -> None:
+    text = _prose("docs/cluster-software.md")
+    steps = text[text.index("**Upgrading an operator.**") :]
+    pins = dict(
+        line.split("=", 1)
+        for line in (PROJECT_ROOT / "scripts/rig/versions.env").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    named = set(re.findall(r"`([A-Z_]+_VERSION)`", steps))
+    assert named and named <= set(pins)
+    assert {"KUEUE_VERSION", "KUBERAY_VERSION", "KAI_VERSION"} <= named
+    for path in re.findall(r"`((?:scripts|catalog)/[\w/.]+)`", steps):
+        assert (PROJECT_ROOT / path).is_file(), path
+    assert "make reference" in steps and "make rig" in steps and "make rehearse-test" in steps

@@ -121,6 +121,7 @@ PLACES: Final[dict[str, Place]] = {
             ".venv/bin/python scripts/bench_plan.py --teams 1 10 100 --runs 7": "minutes of timing",
         },
     ),
+    "docs/multikueue.md#destroy": Place(Where.AZURE, "multiregion is an Azure stack"),
     "docs/rehearsal.md#rehearse": Place(
         Where.RIG,
         "each command starts the rig for minutes; make rehearse-test plays these stacks and "
