@@ -68,3 +68,13 @@ def test_the_upgrade_steps_name_the_rig_pins_and_the_reference_manifest_that_exi
     for path in re.findall(r"`((?:scripts|catalog)/[\w/.]+)`", steps):
         assert (PROJECT_ROOT / path).is_file(), path
     assert "make reference" in steps and "make rig" in steps and "make rehearse-test" in steps
+
+
+def test_the_e2e_compares_as_many_objects_as_render_writes_for_local() -> None:
+    found = re.search(
+        r"compares the (\d+) objects `aksray render --stack local` writes",
+        _prose("docs/development.md"),
+    )
+    assert found, "docs/development.md says how many objects make e2e compares"
+    golden = PROJECT_ROOT / "tests" / "golden" / "local" / "render" / "kubernetes"
+    assert int(found[1]) == len(list(golden.glob("*.yaml")))
