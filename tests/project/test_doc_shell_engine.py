@@ -17,6 +17,7 @@ import pytest
 
 from aksray.offline.runner import PROJECT_ROOT
 from tests.support.doc_shell import (
+    OFFLINE,
     PLACES,
     ConfigExample,
     Where,
@@ -136,9 +137,9 @@ def test_the_readme_environment_puts_the_project_s_python_first(tmp_path: Path) 
 
 def test_the_by_hand_engine_run_of_the_local_stack(tmp_path: Path, engine: Path) -> None:
     key = "docs/development.md#engine"
-    copy = checkout_copy(tmp_path / "checkout")
+    copy = checkout_copy(tmp_path / "checkout", install=False)  # make engine installs first
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PULUMI_", "KUBECONFIG"))}
-    run = run_bash(block(key).without(PLACES[key].not_here), copy, env)
+    run = run_bash(block(key).without(PLACES[key].not_here), copy, {**env, **OFFLINE})
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert re.search(r"Resources:\s+\+ \d+ created", run.stdout), run.stdout[-2000:]
     assert re.search(r"Resources:\s+- \d+ deleted", run.stdout), run.stdout[-2000:]

@@ -195,10 +195,25 @@ def block(key: str) -> Block:
     return found
 
 
-def checkout_copy(folder: Path) -> Path:
-    """A copy of the checkout's files (tracked, and new ones git does not ignore) with their
-    times, where `.venv` and `.cache` are the checkout's own (linked): what a block writes
-    stays in the copy, and `make install` there sees what it sees in the checkout."""
+def uv_home() -> Path:
+    """Where `make install` put uv: `UV_HOME` as make was given it (a nested make inherits it
+    through MAKEFLAGS, as `.ci/run`'s fresh clone passes it), else the checkout's `.cache/uv`."""
+    given = re.search(r"(?:^|\s)UV_HOME=(\S+)", os.environ.get("MAKEFLAGS", ""))
+    home = Path(given.group(1)) if given else PROJECT_ROOT / ".cache" / "uv"
+    return home if home.is_absolute() else PROJECT_ROOT / home
+
+
+# A test touches no network: uv installs from its cache alone (what `make install` left there).
+OFFLINE: Final = {"UV_OFFLINE": "1"}
+
+
+def checkout_copy(folder: Path, *, install: bool = True) -> Path:
+    """A fresh checkout of this one's files (tracked, and new ones git does not ignore), with
+    their times, whose `.cache/uv` is the installer `make install` put there (linked): what a
+    block writes stays in the copy. `install`: `make install` runs there first, offline, from
+    uv's cache (a few seconds), as a user's checkout has it; a block that runs `make` itself
+    gets the copy without it. The checkout's own `.venv` is never used: a `make install` in a
+    copy must not reinstall it."""
     listed = subprocess.run(
         ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
         cwd=PROJECT_ROOT,
@@ -210,8 +225,21 @@ def checkout_copy(folder: Path) -> Path:
         if source.is_file():
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, folder / name)
-    for linked in (".venv", ".cache"):
-        os.symlink(PROJECT_ROOT / linked, folder / linked)
+    installer = uv_home()
+    if not (installer / "bin" / "uv").is_file():
+        raise AssertionError(f"no uv in {installer}: run make install first")
+    (folder / ".cache").mkdir()
+    os.symlink(installer, folder / ".cache" / "uv")
+    if install:
+        done = subprocess.run(
+            ["make", "install"],
+            cwd=folder,
+            env={**os.environ, **OFFLINE},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     return folder
 
 
