@@ -4,30 +4,16 @@ many problems stay readable. No test touches the network: the reader is replaced
 
 from __future__ import annotations
 
-import importlib.util
 import socket
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.error import HTTPError, URLError
 
 import pytest
 
-from aksray.offline.runner import PROJECT_ROOT
+from tests.support.scripts import load_script
 
-
-def _script() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "reference_fetch_offline", PROJECT_ROOT / "scripts" / "reference" / "fetch.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fetch = _script()
+fetch = load_script("reference/fetch")  # what `make reference` runs
 ENTRIES = fetch.read_manifest()
 
 
