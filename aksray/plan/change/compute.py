@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import graphlib
 from collections.abc import Sequence
+from pathlib import Path
 
-from aksray.offline.runner import RecordedResource, RunResult
+from aksray.offline.runner import RecordedResource, RunResult, run_program, stack_name_for
 from aksray.plan.change.classify import Context, classify, created, deleted
 from aksray.plan.change.identity import match
 from aksray.plan.change.impacts import live_impacts
 from aksray.plan.change.model import ChangePlan, ResourceChange
+from settings.errors import problem_lines
 
 PROVIDER_PREFIX = "pulumi:providers:"
 
@@ -60,3 +62,29 @@ def change_plan(old: RunResult, new: RunResult, *, old_label: str, new_label: st
         unchanged=unchanged,
         impacts=live_impacts(ordered, old, new),
     )
+
+
+class InvalidStackError(ValueError):
+    """One of the two stack files does not validate; `problems` are its one-line errors."""
+
+    def __init__(self, which: str, problems: Sequence[str]) -> None:
+        super().__init__(f"{which}: {problems[0] if problems else 'invalid'}")
+        self.which = which
+        self.problems = tuple(problems)
+
+
+def change_between(
+    old_file: Path, new_file: Path, *, stack: str | None = None
+) -> tuple[ChangePlan, RunResult, RunResult]:
+    """Run the program for both stack files (as the stack `stack`, by default the new file's
+    name) and return the change plan with the two runs. Raises `InvalidStackError` for a file whose
+    configuration does not validate."""
+    name = stack or stack_name_for(new_file)
+    new = run_program(new_file, stack=name)
+    if new.problems:
+        raise InvalidStackError(str(new_file), problem_lines(new.problems))
+    old = run_program(old_file, stack=name)
+    if old.problems:
+        raise InvalidStackError(str(old_file), problem_lines(old.problems))
+    plan = change_plan(old, new, old_label=str(old_file), new_label=str(new_file))
+    return plan, old, new
