@@ -39,6 +39,7 @@ _MEMORY_RESERVE: Final = 4 * 1024 * 1024
 
 if TYPE_CHECKING:
     from aksray.offline.runner import RunResult
+    from aksray.plan.change.model import ChangePlan
     from aksray.plan.checks.findings import Findings
 
 
@@ -146,7 +147,16 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.command == "render":
         return _render(result, args.out)
-    return _plan(result, args)
+    change = None
+    if args.since is not None:
+        from aksray.cli.since import SinceError, plan_since
+
+        try:
+            change, _ = plan_since(args.since, result)
+        except SinceError as exc:
+            _print_errors(exc.lines, sys.stderr)
+            return EXIT_PROBLEMS
+    return _plan(result, args, change)
 
 
 def _render(result: RunResult, out: Path) -> int:
@@ -202,7 +212,7 @@ def _write_full_plan(path: Path, text: str) -> bool:
     return True
 
 
-def _plan(result: RunResult, args: argparse.Namespace) -> int:
+def _plan(result: RunResult, args: argparse.Namespace, change: ChangePlan | None) -> int:
     if result.settings is not None and result.settings.multikueue is not None:
         from aksray.cli.multikueue import plan_multikueue
 
@@ -211,7 +221,9 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
             result,
             args.format,
             write_full_plan=None if full_plan is None else lambda t: _write_full_plan(full_plan, t),
+            change=change,
         )
+    from aksray.cli.since import change_comment, change_diagnostics, print_change, with_change
     from aksray.plan.checks.run import run_checks
     from aksray.plan.model.graph import critical_path
     from aksray.plan.model.plan import plan
@@ -222,22 +234,18 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
     data = summary(planned, critical_path(result))
     output = args.format
     if output == "json":
-        print(
-            json.dumps(
-                {
-                    "stack": result.stack,
-                    "resources": [r.to_json() for r in result.resources],
-                    "outputs": result.outputs,
-                    "warnings": result.warnings,
-                    "summary": data,
-                    "checks": findings.to_json(),
-                },
-                indent=2,
-                sort_keys=True,
-            )
-        )
+        document = {
+            "stack": result.stack,
+            "resources": [r.to_json() for r in result.resources],
+            "outputs": result.outputs,
+            "warnings": result.warnings,
+            "summary": data,
+            "checks": findings.to_json(),
+        }
+        print(json.dumps(with_change(document, change), indent=2, sort_keys=True))
     elif output == "markdown":
         from aksray.plan.model.cost import monthly_cost
+        from aksray.plan.report.folding import COMMENT_BUDGET
         from aksray.plan.report.markdown import plan_markdown
 
         where = _full_plan_reference(args)
@@ -248,12 +256,15 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
             "notes": result.warnings,
             "cost": monthly_cost(planned.settings),
         }
-        if args.full_plan is not None and not _write_full_plan(
-            args.full_plan, plan_markdown(result.stack, **facts, budget=None, where=where)
-        ):
-            return EXIT_PROBLEMS
-        print(plan_markdown(result.stack, **facts, where=where), end="")
+        first, budget = change_comment(change, budget=COMMENT_BUDGET, where=where)
+        if args.full_plan is not None:
+            whole = change_comment(change, budget=None, where=where)[0]
+            whole += plan_markdown(result.stack, **facts, budget=None, where=where)
+            if not _write_full_plan(args.full_plan, whole):
+                return EXIT_PROBLEMS
+        print(first + plan_markdown(result.stack, **facts, budget=budget, where=where), end="")
     else:
+        print_change(change)
         _print_text(result, data, findings)
     # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
@@ -261,7 +272,8 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
     for line in problem_lines(findings.warnings):
         print(f"warning: {line}", file=sys.stderr)
     _print_errors(problem_lines(findings.errors), sys.stderr)
-    return EXIT_PROBLEMS if findings.errors else EXIT_OK
+    halfway = change_diagnostics(change)
+    return EXIT_PROBLEMS if findings.errors or halfway else EXIT_OK
 
 
 def _print_text(result: RunResult, data: dict[str, object], findings: Findings) -> None:

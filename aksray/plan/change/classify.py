@@ -26,6 +26,7 @@ from aksray.plan.change.rules import (
 
 ENGINE_SOURCE: Final = "pulumi 3.260.0 step_generator.go"
 PROGRAM_OPTION: Final = "the program's resource option"
+PROVIDER_REASON: Final = "provider"  # the path of a replacement its provider's forces
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def classify(
         ]
     if provider_replaced and provider is not None:
         reasons.append(
-            Reason("provider", f"its provider {provider.name} is replaced", ENGINE_SOURCE)
+            Reason(PROVIDER_REASON, f"its provider {provider.name} is replaced", ENGINE_SOURCE)
         )
     base = ResourceChange(
         urn=urn,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from aksray.offline.runner import RunResult
+from aksray.plan.change.classify import PROVIDER_REASON
 from aksray.plan.change.describe import goes, label
 from aksray.plan.change.live import access_impacts, kueue_impacts, work_impacts
 from aksray.plan.change.model import Impact, ResourceChange
@@ -29,6 +30,9 @@ ACCOUNT_RECOVERY_DAYS: Final = 14
 def live_impacts(
     changes: Sequence[ResourceChange], old: RunResult, new: RunResult
 ) -> tuple[Impact, ...]:
+    # Objects replaced only because their provider is (another cluster): the provider's and the
+    # cluster's own lines say it once.
+    changes = [c for c in changes if not _only_provider(c)]
     found: list[Impact] = []
     found += refused_impacts(changes)
     found += protected_impacts(changes)
@@ -40,18 +44,25 @@ def live_impacts(
     return tuple(sorted(found, key=lambda i: i.severity != "error"))
 
 
+def _only_provider(change: ResourceChange) -> bool:
+    return change.action == "replace" and all(
+        r.path == PROVIDER_REASON for r in change.replace_reasons
+    )
+
+
 def refused_impacts(changes: Sequence[ResourceChange]) -> list[Impact]:
     found = []
     for change in changes:
-        for reason in change.refused:
+        if change.refused:
+            paths = ", ".join(r.path for r in change.refused)
+            rules = "; ".join(dict.fromkeys(f"{r.rule!r} ({r.source})" for r in change.refused))
             found.append(
                 Impact(
                     "error",
                     "update-refused",
                     change.urn,
                     f"{label(change)}: `pulumi up` fails here, the API refuses to change "
-                    f"{reason.path} in place ({reason.rule!r}; {reason.source}); "
-                    f"{_how_to_change(change)}",
+                    f"{paths} in place: {rules}; {_how_to_change(change)}",
                 )
             )
         for reason in change.refused_while_running:
@@ -127,7 +138,7 @@ def data_impacts(changes: Sequence[ResourceChange], old: RunResult) -> list[Impa
     for change in changes:
         if not goes(change):
             continue
-        what = "deleted" if change.action == "delete" else "deleted and created again, empty"
+        what = "deleted" if change.action == "delete" else "replaced by a new, empty one"
         if change.type == BLOB_CONTAINER:
             keep = (
                 f"container soft delete keeps it {retention} days (restore it with `az storage "
@@ -140,7 +151,7 @@ def data_impacts(changes: Sequence[ResourceChange], old: RunResult) -> list[Impa
                     "warning",
                     "data-deleted",
                     change.urn,
-                    f"{label(change)}: {what} with every blob in it; {keep}",
+                    f"{label(change)}: {what}; every blob in it is deleted; {keep}",
                 )
             )
         elif change.type == STORAGE_ACCOUNT:
@@ -149,7 +160,7 @@ def data_impacts(changes: Sequence[ResourceChange], old: RunResult) -> list[Impa
                     "warning",
                     "data-deleted",
                     change.urn,
-                    f"{label(change)}: {what} with every container and blob in it; Azure "
+                    f"{label(change)}: {what}; every container and blob in it is deleted; Azure "
                     f"restores a deleted account for {ACCOUNT_RECOVERY_DAYS} days, only while "
                     "its resource group exists",
                 )
@@ -160,7 +171,7 @@ def data_impacts(changes: Sequence[ResourceChange], old: RunResult) -> list[Impa
                     "warning",
                     "data-deleted",
                     change.urn,
-                    f"{label(change)}: {what}, and Azure deletes everything in it with it",
+                    f"{label(change)}: {what}; Azure deletes everything in it with it",
                 )
             )
     return found

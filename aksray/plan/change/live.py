@@ -21,6 +21,7 @@ MANAGED_CLUSTER: Final = "azure-native:containerservice:ManagedCluster"
 RAY_JOB: Final = "kubernetes:ray.io/v1:RayJob"
 RAY_SERVICE: Final = "kubernetes:ray.io/v1:RayService"
 NAMESPACE: Final = "kubernetes:core/v1:Namespace"
+K8S_PROVIDER: Final = "pulumi:providers:kubernetes"
 
 
 def _impact(severity: str, kind: str, change: ResourceChange, message: str) -> Impact:
@@ -59,6 +60,14 @@ def work_impacts(changes: Sequence[ResourceChange]) -> list[Impact]:
                     "jobs lose their progress since their last checkpoint); to change a pool "
                     "without that, add the new pool beside it, move the quota, then remove the "
                     "old one (docs/changing.md)",
+                )
+            )  # fmt: skip
+        elif change.type == K8S_PROVIDER:
+            found.append(
+                _impact(
+                    "warning", "work-killed", change,
+                    f"{how}: every Kubernetes object of the stack is deleted and created again "
+                    "(on the cluster the new provider reaches), the running work with them",
                 )
             )  # fmt: skip
         elif change.type == MANAGED_CLUSTER:
