@@ -42,6 +42,7 @@ class RefusedUpdate:
     only_if_old_has: str | None = None  # refused only when the old object set this path
     only_if_old_true: str | None = None  # refused only when this path of the old object is true
     while_running: bool = False  # refused only while the object's workload runs (a warning)
+    rule_at: str | None = None  # where a CRD's rule sits in its schema, when not at `path`
 
 
 _KUEUE_CRD: Final = "Kueue v0.19.2 CRD x-kubernetes-validations"
@@ -58,23 +59,21 @@ def _kueue_crd(kind: str, path: str, message: str = _IMMUTABLE, **when: str) -> 
     return RefusedUpdate(KUEUE, kind, path, message, "CRD", _KUEUE_CRD, **when)  # type: ignore[arg-type]
 
 
+def _flavor(path: str, message: str) -> RefusedUpdate:
+    """ResourceFlavor's rules sit on `spec` and hold only once a topology is named."""
+    return RefusedUpdate(
+        KUEUE, "ResourceFlavor", path, message, "CRD", _KUEUE_CRD,
+        only_if_old_has=_TOPOLOGY, rule_at="spec",
+    )  # fmt: skip
+
+
 def _ray(kind: str, cluster: str | None) -> tuple[RefusedUpdate, ...]:
-    """KubeRay's transition rules: managedBy at the top and on the embedded cluster, and the
-    GCS fault-tolerance backend of the cluster."""
-    paths = ["spec.managedBy"]
-    if cluster is not None:
-        paths.append(f"{cluster}.managedBy")
-    rules = [
+    """KubeRay 1.6.2's transition rules: managedBy, at the top and on the embedded cluster."""
+    paths = ["spec.managedBy", *([f"{cluster}.managedBy"] if cluster else [])]
+    return tuple(
         RefusedUpdate(RAY, kind, path, "the managedBy field is immutable", "CRD", _RAY_CRD)
         for path in paths
-    ]
-    backend = f"{cluster or 'spec'}.gcsFaultToleranceOptions.backend"
-    rules.append(
-        RefusedUpdate(
-            RAY, kind, backend, "gcsFaultToleranceOptions.backend is immutable", "CRD", _RAY_CRD
-        )
     )
-    return tuple(rules)
 
 
 def _kubernetes(
@@ -90,16 +89,10 @@ def _kubernetes(
 REFUSED_UPDATES: Final[tuple[RefusedUpdate, ...]] = (
     _kueue_crd("LocalQueue", "spec.clusterQueue"),
     *(
-        _kueue_crd(
-            "ResourceFlavor", f"spec.{field}", f"{field} are immutable when topologyName is set",
-            only_if_old_has=_TOPOLOGY,
-        )
+        _flavor(f"spec.{field}", f"{field} are immutable when topologyName is set")
         for field in ("nodeLabels", "tolerations")
     ),
-    _kueue_crd(
-        "ResourceFlavor", _TOPOLOGY, "topologyName is immutable when topologyName is set",
-        only_if_old_has=_TOPOLOGY,
-    ),
+    _flavor(_TOPOLOGY, "topologyName is immutable when topologyName is set"),
     _kueue_crd("AdmissionCheck", "spec.controllerName"),
     _kueue_crd("Topology", "spec.levels"),
     RefusedUpdate(

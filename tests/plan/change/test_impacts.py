@@ -83,7 +83,7 @@ def test_a_quota_cut_is_one_line_per_flavor_gpus_first(tmp_path: Path) -> None:
 
 
 def test_a_quota_raised_says_nothing(tmp_path: Path) -> None:
-    plan = change_of(tmp_path, "prod", lambda c: None, old=lambda c: _cut_first(c))
+    plan = change_of(tmp_path, "prod", lambda c: None, old=_cut_first)
     assert only(plan, "aksray-queues-cq-nlp").action == "update"
     assert plan.impacts == ()
 
