@@ -49,10 +49,11 @@ def _snake(name: str) -> str:
 
 def _inputs(args_class: type) -> dict[str, str]:
     """An input type's wire names -> the annotation of each (as the SDK's getters declare)."""
+    getters: list[Any] = [v.fget for v in vars(args_class).values() if isinstance(v, property)]
     return {
-        value.fget._pulumi_name: str(inspect.signature(value.fget).return_annotation)
-        for value in vars(args_class).values()
-        if isinstance(value, property) and hasattr(value.fget, "_pulumi_name")
+        getter._pulumi_name: str(inspect.signature(getter).return_annotation)
+        for getter in getters
+        if hasattr(getter, "_pulumi_name")
     }
 
 
