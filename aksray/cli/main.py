@@ -127,36 +127,50 @@ def _run(args: argparse.Namespace) -> int:
 
         return rehearse(args, config_file, stack)
     checked = preflight(config_file, stack)
-    if checked.problems:
-        result = RunResult(stack=checked.stack, config_file=config_file, problems=checked.problems)
-    else:
-        result = run_program(config_file, stack=checked.stack, config=checked.config)
-    if result.problems:
-        problems = problem_lines(result.problems)
-        if args.command == "plan" and args.format == "markdown":
-            from aksray.plan.report.markdown import invalid_markdown
+    with contextlib.ExitStack() as old:
+        since = None
+        if args.command == "plan" and args.since is not None and not checked.problems:
+            from aksray.cli.since import OldRun, SinceError
 
-            where = _full_plan_reference(args)
-            if args.full_plan is not None and not _write_full_plan(
-                args.full_plan, invalid_markdown(result.stack, problems, budget=None, where=where)
-            ):
+            try:  # started first: on Linux it runs beside the new stack's run
+                since = old.enter_context(OldRun(args.since, checked.stack))
+            except SinceError as exc:
+                _print_errors(exc.lines, sys.stderr)
                 return EXIT_PROBLEMS
-            print(invalid_markdown(result.stack, problems, where=where), end="")
-        _print_errors(problems, sys.stderr)
-        return EXIT_PROBLEMS
+        if checked.problems:
+            result = RunResult(
+                stack=checked.stack, config_file=config_file, problems=checked.problems
+            )
+        else:
+            result = run_program(config_file, stack=checked.stack, config=checked.config)
+        if result.problems:
+            return _invalid(result, args)
+        if args.command == "render":
+            return _render(result, args.out)
+        change = None
+        if since is not None:
+            try:
+                change = since.change(result)
+            except SinceError as exc:
+                _print_errors(exc.lines, sys.stderr)
+                return EXIT_PROBLEMS
+        return _plan(result, args, change)
 
-    if args.command == "render":
-        return _render(result, args.out)
-    change = None
-    if args.since is not None:
-        from aksray.cli.since import SinceError, plan_since
 
-        try:
-            change, _ = plan_since(args.since, result)
-        except SinceError as exc:
-            _print_errors(exc.lines, sys.stderr)
+def _invalid(result: RunResult, args: argparse.Namespace) -> int:
+    """A stack that does not validate: its errors (and, as a comment, why there is no plan)."""
+    problems = problem_lines(result.problems)
+    if args.command == "plan" and args.format == "markdown":
+        from aksray.plan.report.markdown import invalid_markdown
+
+        where = _full_plan_reference(args)
+        if args.full_plan is not None and not _write_full_plan(
+            args.full_plan, invalid_markdown(result.stack, problems, budget=None, where=where)
+        ):
             return EXIT_PROBLEMS
-    return _plan(result, args, change)
+        print(invalid_markdown(result.stack, problems, where=where), end="")
+    _print_errors(problems, sys.stderr)
+    return EXIT_PROBLEMS
 
 
 def _render(result: RunResult, out: Path) -> int:

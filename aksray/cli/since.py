@@ -3,12 +3,14 @@ same program as the new one, and the change between them (aksray/plan/change/)."
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any, Final
 
@@ -96,20 +98,93 @@ def _hint(reason: str) -> str:
     return "name a branch, tag or commit that has the file (in a shallow CI clone, fetch it first)"
 
 
-def plan_since(value: str, new: RunResult) -> tuple[ChangePlan, RunResult]:
-    """The change from OLD (`value`) to the new run, with the old run. Raises SinceError."""
-    with old_stack_file(value) as path:
+class OldRun:
+    """The old stack's run, started before the new one's and taken when the new one is done.
+
+    On Linux it runs in a forked child, beside the new run (the two share the imports made
+    before the fork; the child sends back what it recorded); elsewhere, in this process after
+    the new run. Use as a context manager: leaving it stops the child and removes the file read
+    from git.
+    """
+
+    def __init__(self, value: str, stack: str) -> None:
+        self.value = value
+        self.stack = stack
+        self._files = ExitStack()
+        self._path = self._files.enter_context(old_stack_file(value))
         try:
-            config = load_stack_config(path, project_file=PROJECT_FILE)
+            self._config = load_stack_config(self._path, project_file=PROJECT_FILE)
         except StackFileError as exc:
-            said = str(exc).replace(str(path), value)
+            self._files.close()
+            said = str(exc).replace(str(self._path), value)
             raise SinceError([f"{_where(value)}: {said}"]) from None
-        old = run_program(path, stack=new.stack, config=config)
-    if old.problems:
-        lines = [f"{_where(value)}: {line}" for line in problem_lines(old.problems)]
-        raise SinceError(lines)
-    plan = change_plan(old, new, old_label=value, new_label=str(new.config_file))
-    return plan, old
+        self._child: Any = None
+        self._pipe: Any = None
+        if _can_fork():
+            context = multiprocessing.get_context("fork")
+            self._pipe, sending = context.Pipe(duplex=False)
+            self._child = context.Process(target=self._run_and_send, args=(sending,), daemon=True)
+            self._child.start()
+            sending.close()
+
+    def __enter__(self) -> OldRun:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._child is not None and self._child.is_alive():
+            self._child.kill()
+            self._child.join()
+        self._files.close()
+
+    def _run_and_send(self, sending: Any) -> None:
+        try:
+            sending.send(("run", _recorded(self._run())))
+        except BaseException as exc:  # noqa: BLE001 - reported in the parent, one line
+            sending.send(("error", f"{type(exc).__name__}: {exc}"))
+        sending.close()
+
+    def _run(self) -> RunResult:
+        return run_program(self._path, stack=self.stack, config=self._config)
+
+    def result(self) -> RunResult:
+        if self._child is None:
+            return self._run()
+        try:
+            kind, payload = self._pipe.recv()
+        except EOFError:
+            raise RuntimeError(f"{_where(self.value)}: the old stack's run ended early") from None
+        finally:
+            self._child.join()
+        if kind == "error":
+            raise RuntimeError(f"{_where(self.value)}: {payload}")
+        resources, problems, warnings = payload
+        return RunResult(
+            stack=self.stack,
+            config_file=self._path,
+            resources=resources,
+            problems=problems,
+            warnings=warnings,
+        )
+
+    def change(self, new: RunResult) -> ChangePlan:
+        """The change from this old stack to the new run. Raises SinceError when the old stack
+        does not validate."""
+        old = self.result()
+        if old.problems:
+            raise SinceError([f"{_where(self.value)}: {p}" for p in problem_lines(old.problems)])
+        return change_plan(old, new, old_label=self.value, new_label=str(new.config_file))
+
+
+def _can_fork() -> bool:
+    """Linux, where fork is safe after the SDKs' imports, with a second processor to run on."""
+    if sys.platform != "linux" or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    return len(os.sched_getaffinity(0)) > 1
+
+
+def _recorded(result: RunResult) -> tuple[Any, ...]:
+    """What the change model reads of a run, as the child sends it."""
+    return (result.resources, result.problems, result.warnings)
 
 
 def with_change(document: Mapping[str, Any], change: ChangePlan | None) -> dict[str, Any]:

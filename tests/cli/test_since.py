@@ -140,3 +140,30 @@ def test_an_old_stack_that_does_not_validate_names_its_key(tmp_path: Path) -> No
     run = cli("plan", "--stack", "dev", "--since", old)
     assert run.code == 1
     assert run.error_lines[0].startswith(f"error: --since {old}: cluster.gpuPools[0].maxCount:")
+
+
+def test_the_old_run_gives_the_same_change_in_this_process_as_in_a_child(
+    more_nodes: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import aksray.cli.since as since
+
+    old, new = more_nodes
+    forked = cli("plan", "--config", new, "--since", old, "--json")
+    monkeypatch.setattr(since, "_can_fork", lambda: False)
+    here = cli("plan", "--config", new, "--since", old, "--json")
+    assert json.loads(forked.stdout)["change"] == json.loads(here.stdout)["change"]
+
+
+def test_a_new_stack_that_does_not_validate_leaves_no_old_run(
+    more_nodes: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import multiprocessing
+
+    old, _ = more_nodes
+    broken = write_stack(
+        tmp_path, mutated("dev", lambda c: gpu_pool(c).__setitem__("maxCount", -1)), "new.yaml"
+    )
+    run = cli("plan", "--config", broken, "--since", old)
+    assert run.code == 1
+    assert run.error_lines[0].startswith("error: cluster.gpuPools[0].maxCount:")
+    assert multiprocessing.active_children() == []
