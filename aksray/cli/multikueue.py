@@ -3,12 +3,11 @@ clusters, quotas and placements, then the checks of every worker and across clus
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from aksray.cli.since import change_diagnostics, with_change
+from aksray.cli.since import change_diagnostics, plan_json
 from aksray.cli.usage import EXIT_OK, EXIT_PROBLEMS
 from aksray.offline.runner import RunResult
 from aksray.offline.tree import resource_tree
@@ -35,15 +34,7 @@ def plan_multikueue(
     findings = run_multikueue_checks(settings, workers)
     data = multikueue_summary(settings, workers)
     if output == "json":
-        document = {
-            "stack": result.stack,
-            "resources": [r.to_json() for r in result.resources],
-            "outputs": result.outputs,
-            "warnings": result.warnings,
-            "multikueue": data,
-            "checks": findings.to_json(),
-        }
-        print(json.dumps(with_change(document, change), indent=2, sort_keys=True))
+        print(plan_json(result, {"multikueue": data}, findings.to_json(), change))
     else:
         lines = [*change_lines(change), ""] if change is not None else []
         text = "\n".join(lines + _text_report(result, data, findings)) + "\n"
