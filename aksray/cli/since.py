@@ -125,6 +125,9 @@ class OldRun:
             context = multiprocessing.get_context("fork")
             self._pipe, sending = context.Pipe(duplex=False)
             self._child = context.Process(target=self._run_and_send, args=(sending,), daemon=True)
+            # The child flushes the streams it inherits when it ends: nothing may wait in them.
+            sys.stdout.flush()
+            sys.stderr.flush()
             self._child.start()
             sending.close()
 
