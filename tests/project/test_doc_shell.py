@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import subprocess
 import sys
 import tomllib
 from collections.abc import Callable
@@ -127,7 +129,33 @@ def _bench(copy: Path, run: CompletedProcess[str]) -> None:
     assert sum(len(d["teams"]) for d in departments) == 100
 
 
+def _since(copy: Path, run: CompletedProcess[str]) -> None:
+    assert run.stdout.count("Checks: 0 errors, 0 warnings") == 1  # the text plan
+    assert '"change": {' in run.stdout  # --json: the change under `change`
+    assert "## aksray plan: `prod`" in run.stdout  # the comment
+
+
+def _a_git_checkout_with_the_folders_it_names(copy: Path) -> dict[str, str]:
+    """docs/changing.md's block reads OLD from git (origin/main) and from two folders: the
+    copy becomes a repository whose origin/main is its one commit, with prod's stack file in
+    `new/` and `deployed/`; aksray on PATH as the README's deploy line has it."""
+    git = ["git", "-c", "user.name=docs", "-c", "user.email=docs@example.invalid"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-q", "-m", "docs"],
+                 ["update-ref", "refs/remotes/origin/main", "HEAD"]):  # fmt: skip
+        subprocess.run([*git, *args], cwd=copy, check=True, capture_output=True)
+    for folder in ("new", "deployed"):
+        (copy / folder).mkdir()
+        shutil.copy2(copy / "stacks" / "Pulumi.prod.yaml", copy / folder / "Pulumi.prod.yaml")
+    return {"PATH": f"{copy}/.venv/bin:{os.environ['PATH']}"}
+
+
+# What a block needs around it that a user's checkout has: run first, its environment added.
+SETUP: Final[dict[str, Callable[[Path], dict[str, str]]]] = {
+    "docs/changing.md#since": _a_git_checkout_with_the_folders_it_names,
+}
+
 EXPECTED: Final[dict[str, Callable[[Path, CompletedProcess[str]], None]]] = {
+    "docs/changing.md#since": _since,
     "README.md#quick-start": _quick_start,
     "README.md#plan": _plan,
     "README.md#policy-pack": _policy_pack,
@@ -149,6 +177,7 @@ def test_the_block_runs_as_written(key: str, tmp_path: Path) -> None:
     offline: every command succeeds, and nothing says error or warning."""
     copy = checkout_copy(tmp_path, install=key not in INSTALLS)
     env = {k: v for k, v in os.environ.items() if not k.startswith("AKSRAY_DEBUG")}
+    env.update(SETUP[key](copy) if key in SETUP else {})
     run = run_bash(block(key).without(PLACES[key].not_here), copy, {**env, **OFFLINE})
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     said = [line for line in run.stderr.splitlines() if line.startswith(("error", "warning"))]

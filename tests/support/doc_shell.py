@@ -90,6 +90,11 @@ PLACES: Final[dict[str, Place]] = {
     "docs/aks.md#grants": Place(Where.AZURE, "role assignments in an Azure subscription"),
     "docs/aks.md#keep-data": Place(Where.AZURE, "prod is an Azure stack"),
     "docs/aks.md#release-data": Place(Where.AZURE, "prod is an Azure stack"),
+    "docs/changing.md#since": Place(
+        Where.HERE,
+        "offline, in a git checkout with an origin/main and the two folders it names, aksray on "
+        "PATH as the README's deploy line puts it",
+    ),
     "docs/development.md#engine": Place(
         Where.ENGINE,
         "make engine (cached: a no-op) and the by-hand engine run of the local stack",
