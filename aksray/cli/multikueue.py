@@ -14,8 +14,10 @@ from aksray.offline.tree import resource_tree
 from aksray.plan.change.model import ChangePlan
 from aksray.plan.checks.findings import Findings
 from aksray.plan.checks.multikueue import run_multikueue_checks
+from aksray.plan.model.graph import critical_path
 from aksray.plan.model.multikueue import worker_plans
 from aksray.plan.report.change import change_lines
+from aksray.plan.report.critical_path import critical_path_lines
 from aksray.plan.report.multikueue import multikueue_lines, multikueue_summary
 from settings.errors import problem_lines
 
@@ -32,9 +34,14 @@ def plan_multikueue(
     settings = result.settings
     workers = worker_plans(result)
     findings = run_multikueue_checks(settings, workers)
-    data = multikueue_summary(settings, workers)
+    # The summary: the clusters, quotas and placements, and the whole stack's critical path
+    # (the manager and the workers are one `pulumi up`).
+    data = {
+        **multikueue_summary(settings, workers),
+        "criticalPath": critical_path(result).to_json(),
+    }
     if output == "json":
-        print(plan_json(result, {"multikueue": data}, findings.to_json(), change))
+        print(plan_json(result, {"summary": data}, findings.to_json(), change))
     else:
         lines = [*change_lines(change), ""] if change is not None else []
         text = "\n".join(lines + _text_report(result, data, findings)) + "\n"
@@ -58,6 +65,6 @@ def plan_multikueue(
 def _text_report(result: RunResult, data: dict[str, Any], findings: Findings) -> list[str]:
     lines = [f"Resources ({len(result.resources)}):"]
     lines += [f"  {line}" for line in resource_tree(result)]
-    lines += ["", *multikueue_lines(data), ""]
+    lines += ["", *multikueue_lines(data), "", *critical_path_lines(data["criticalPath"]), ""]
     lines.append(f"Checks: {len(findings.errors)} error(s), {len(findings.warnings)} warning(s)")
     return lines
