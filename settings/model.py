@@ -197,6 +197,9 @@ class SchedulingSettings:
     # Kueue ClusterQueue queueing strategy of every team without its own.
     queueing_strategy: QueueingStrategy
     pods_ready: PodsReady
+    # What the stack file wrote as team names that were refused (each reported at its name):
+    # a workload or a worker's quota naming one is the same mistake, not a second one.
+    refused_team_names: frozenset[str] = frozenset()
 
     # Derived once per (immutable) settings object: teams are looked up by name in loops over
     # teams and workloads, which must not be quadratic in the size of the organisation.
