@@ -20,6 +20,7 @@ SCENARIOS: Final = (
     "nodes-arrive-late",
     "no-capacity",
     "full-node-gang",
+    "node-headroom",
     "gangs-compete",
     "endpoint-admitted-late",
     "endpoint-scales",
