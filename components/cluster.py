@@ -48,6 +48,8 @@ class AksCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str] | None
     node_resource_group: pulumi.Output[str] | None
     kubeconfig: pulumi.Output[str] | None
+    # The object id of the nodes' kubelet identity (what pulls images); None if existing.
+    kubelet_object_id: pulumi.Output[str] | None
     # The agent pools by flavor name (`cpu`, then each GPU pool); empty for an existing cluster.
     pools: dict[str, containerservice.AgentPool]
     # Planned maintenance by configuration name; empty for an existing cluster.
@@ -83,6 +85,7 @@ class AksCluster(pulumi.ComponentResource):
         self.oidc_issuer_url = None
         self.node_resource_group = None
         self.kubeconfig = None
+        self.kubelet_object_id = None
         self.cluster_name = pulumi.Output.from_input(settings.kubeconfig_context or "rendered")
         self.provider = k8s.Provider(
             f"{name}-k8s",
@@ -123,6 +126,9 @@ class AksCluster(pulumi.ComponentResource):
             lambda profile: profile.issuer_url if profile else ""
         )
         self.node_resource_group = cluster.node_resource_group.apply(lambda v: v or "")
+        self.kubelet_object_id = cluster.identity_profile.apply(
+            lambda ids: (ids or {})["kubeletidentity"].object_id or ""
+        )
         render_to = settings.render_yaml_to or None
         self.provider = k8s.Provider(
             f"{name}-k8s",

@@ -159,6 +159,12 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
             join(entry.path, "cluster.mode"),
             "a worker is an AKS cluster the stack creates; remove mode or set it to aks",
         )
+    if cluster.image_cache.enabled:
+        entry.problem(
+            join(entry.path, "cluster.imageCache.enabled"),
+            "is not available in a MultiKueue worker yet: its Ray pods pull the image from "
+            "Docker Hub; remove it",
+        )
     # Without its pools (reported above) a worker's quota cannot be read against them.
     quota = _worker_quota(entry, cluster, scheduling) if raw_cluster is not None else {}
     return WorkerCluster(
@@ -283,6 +289,12 @@ def _check_manager(
     section: Section, manager: ClusterSettings, scheduling: SchedulingSettings
 ) -> None:
     """The manager runs no job: no GPU pools, and no quota typed on it."""
+    if manager.image_cache.enabled:
+        section.problem(
+            "cluster.imageCache.enabled",
+            "with multikueue the stack's cluster is the manager, which runs no Ray pod and "
+            "pulls no Ray image; remove it",
+        )
     if manager.gpu_pools:
         section.problem(
             "cluster.gpuPools",

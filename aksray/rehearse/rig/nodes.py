@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from catalog.node_overhead import GPU_NODE_DAEMON_SETS
 from catalog.pools import (
     CPU_POOL_NAME,
     CRITICAL_ADDONS_TAINT,
@@ -27,7 +28,6 @@ from catalog.pools import (
     SYSTEM_POOL_NAME,
     gpu_pool_node_taints,
 )
-from catalog.node_overhead import GPU_NODE_DAEMON_SETS
 from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
 from scheduling.nodes import MAX_PODS_PER_NODE, node_allocatable, node_capacity
