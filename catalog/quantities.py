@@ -74,6 +74,11 @@ def _parse(value: object) -> Decimal:
     return number
 
 
+def quantity_value(value: object) -> Decimal:
+    """A quantity's exact value, whatever its form (`1e11` and `100e9` are equal)."""
+    return _parse(value)
+
+
 def parse_cpu_millis(value: object) -> int:
     """CPU quantity to whole millicores (`16` -> 16000, `500m` -> 500, `1e1` -> 10000)."""
     with localcontext(prec=100):

@@ -146,6 +146,10 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.command == "render":
         return _render(result, args.out)
+    if args.command == "verify":
+        from aksray.cli.verify import run as verify
+
+        return verify(result, args.kubeconfig)
     return _plan(result, args)
 
 

@@ -24,6 +24,7 @@ SCENARIOS: Final = (
     "gangs-compete",
     "endpoint-admitted-late",
     "endpoint-scales",
+    "endpoint-reclaimed",
 )
 
 
