@@ -36,6 +36,9 @@ if platform.observability is not None and platform.observability.grafana_endpoin
     # Azure Managed Grafana, with the stack's dashboards (docs/monitoring.md).
     pulumi.export("grafanaEndpoint", platform.observability.grafana_endpoint)
     pulumi.export("grafanaDashboards", list(platform.observability.dashboards))
+if platform.image_cache is not None:
+    # The registry the nodes pull the Ray image through (docs/aks.md, "Pulling the Ray image").
+    pulumi.export("imageCacheRegistry", platform.image_cache.registry_name)
 if platform.workloads.staged:
     # Enabled RayJobs waiting for their inputs: `pulumi config set --path workloads.<name>.run 1`.
     pulumi.export("stagedJobs", platform.workloads.staged)

@@ -1,7 +1,11 @@
 """Kubernetes resources and quantities: their names, and how amounts are written and read.
 
-Parsing and formatting cover only the forms a quota needs: plain integers, decimal SI suffixes
-(k, M, G, T, P, E), binary suffixes (Ki, Mi, Gi, Ti, Pi, Ei) and the milli suffix `m` for CPU.
+Parsing takes Kubernetes' own quantity grammar (k8s.io/apimachinery `pkg/api/resource/quantity.go`):
+a signed decimal number (`16`, `1.5`, `.5`, `5.`) and at most one suffix, binary (Ki, Mi, Gi, Ti,
+Pi, Ei), decimal (n, u, m, k, M, G, T, P, E) or a decimal exponent (`1e11`, `100e9`, `5E-3`), the
+form the API server writes back a quantity given as `1e11`. Amounts are exact (no floats): CPU in
+whole millicores, memory in whole bytes; a negative amount is refused, as the API server refuses a
+negative request. Formatting writes the shortest exact form (cores or millicores, a binary suffix).
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal, localcontext
 from typing import Final
 
 # A quota amount written as `unlimited` in the stack file (KAI's own spelling of unlimited).
@@ -34,54 +38,64 @@ _DECIMAL: Final[dict[str, int]] = {
     "P": 10**15,
     "E": 10**18,
 }
+_FRACTIONS: Final[dict[str, int]] = {"n": -9, "u": -6, "m": -3}
 _QUANTITY = re.compile(
-    r"^(?P<number>[0-9]+(\.[0-9]+)?)(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|m|k|M|G|T|P|E)?\Z"
+    r"(?P<sign>[+-]?)(?P<number>[0-9]+(\.[0-9]*)?|\.[0-9]+)"
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|(?P<exponent>[eE][+-]?[0-9]+))?"
 )
+# Exponents beyond this are far outside any amount a node or a quota holds (either way).
+_MAX_EXPONENT: Final = 40
 
 
 class QuantityError(ValueError):
     """A value is not a Kubernetes quantity of the expected kind."""
 
 
-def _parse(value: object) -> tuple[Decimal, str]:
+def _parse(value: object) -> Decimal:
+    """The amount a quantity stands for, exact (its suffix or exponent applied)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise QuantityError(f"expected a quantity such as 16, 500m or 64Gi, got {value!r}")
-    text = str(value)
+    text = repr(value) if isinstance(value, float) else str(value)
     match = _QUANTITY.fullmatch(text)
     if match is None:
         raise QuantityError(
-            f"{text!r} is not a Kubernetes quantity (write e.g. 16, 500m, 64Gi or 64G)"
+            f"{text!r} is not a Kubernetes quantity (write e.g. 16, 500m, 64Gi, 64G or 1e11)"
         )
-    try:
-        number = Decimal(match.group("number"))
-    except InvalidOperation as exc:  # pragma: no cover - the regex admits only valid decimals
-        raise QuantityError(f"{text!r} is not a number") from exc
-    return number, match.group("suffix") or ""
+    suffix = match.group("suffix") or ""
+    exponent = int(suffix[1:]) if match.group("exponent") else _FRACTIONS.get(suffix, 0)
+    if abs(exponent) > _MAX_EXPONENT:
+        raise QuantityError(f"{text!r} is out of range (exponent {exponent})")
+    with localcontext(prec=100):
+        number = Decimal(match.group("number")).scaleb(exponent)
+        if match.group("exponent") is None:
+            number *= _BINARY.get(suffix) or _DECIMAL.get(suffix, 1)
+    if match.group("sign") == "-" and number:
+        raise QuantityError(f"{text!r} is negative; an amount is 0 or more")
+    return number
+
+
+def quantity_value(value: object) -> Decimal:
+    """A quantity's exact value, whatever its form (`1e11` and `100e9` are equal)."""
+    return _parse(value)
 
 
 def parse_cpu_millis(value: object) -> int:
-    """CPU quantity to whole millicores (`16` -> 16000, `500m` -> 500)."""
-    number, suffix = _parse(value)
-    if suffix == "m":
-        millis = number
-    elif suffix == "":
-        millis = number * 1000
-    else:
-        raise QuantityError(f"CPU is counted in cores or millicores (16 or 500m), not {suffix!r}")
+    """CPU quantity to whole millicores (`16` -> 16000, `500m` -> 500, `1e1` -> 10000)."""
+    with localcontext(prec=100):
+        millis = _parse(value) * 1000
     if millis != millis.to_integral_value():
         raise QuantityError(f"{value!r} is finer than one millicore")
     return int(millis)
 
 
 def parse_memory_bytes(value: object) -> int:
-    """Memory quantity to bytes (`64Gi` -> 68719476736). Bare numbers are bytes."""
-    number, suffix = _parse(value)
-    if suffix == "m":
-        raise QuantityError("memory does not take the milli suffix `m`; write e.g. 64Gi or 512Mi")
-    factor = _BINARY.get(suffix) or _DECIMAL[suffix]
-    total = number * factor
+    """Memory quantity to bytes (`64Gi` -> 68719476736, `1e11` -> 10**11). Bare numbers are
+    bytes."""
+    total = _parse(value)
     if total != total.to_integral_value():
-        raise QuantityError(f"{value!r} is not a whole number of bytes")
+        raise QuantityError(
+            f"{value!r} is not a whole number of bytes; write e.g. 64Gi, 512Mi or 1e11"
+        )
     return int(total)
 
 

@@ -163,6 +163,18 @@ AZURE_ROWS: Final[tuple[AzureRow, ...]] = (
         "azure-native:dashboard:Grafana", "2024-10-01",
         ("resourceGroupName", "workspaceName"), _LOCATION,
     ),
+    AzureRow(
+        "azure-native:containerregistry:Registry", "2023-01-01-preview",
+        ("resourceGroupName", "registryName"), _LOCATION,
+    ),
+    AzureRow(
+        "azure-native:containerregistry:CredentialSet", "2023-01-01-preview",
+        ("resourceGroupName", "registryName", "credentialSetName"),
+    ),
+    AzureRow(
+        "azure-native:containerregistry:CacheRule", "2024-11-01-preview",
+        ("resourceGroupName", "registryName", "cacheRuleName"),
+    ),
 )  # fmt: skip
 AZURE_BY_TYPE: Final[dict[str, AzureRow]] = {row.type: row for row in AZURE_ROWS}
 
@@ -219,7 +231,10 @@ K8S_PROVIDER_SOURCE: Final = (
 # --------------------------------------------------------------------------------------------
 
 EVERY_INPUT: Final = "*"
-BRIDGED_SOURCES: Final[dict[str, str]] = {
+# The program's own dynamic provider (components/deployer_access.py `_Provider.diff`): the
+# deployer's access check is made again, as a new resource, when its role assignment changes.
+DYNAMIC: Final = "pulumi-python:dynamic:Resource"
+KEYED_SOURCES: Final[dict[str, str]] = {
     "random:index/randomString:RandomString": f"pulumi-random {RANDOM_VERSION}: "
     "terraform-provider-random string schema (every argument ForceNew)",
     "grafana:oss/dashboard:Dashboard": f"pulumiverse-grafana {GRAFANA_VERSION}: "
@@ -227,9 +242,12 @@ BRIDGED_SOURCES: Final[dict[str, str]] = {
     "uid changes)",
     "grafana:oss/folder:Folder": f"pulumiverse-grafana {GRAFANA_VERSION}: "
     "terraform-provider-grafana resource_folder.go (org_id, uid ForceNew)",
+    DYNAMIC: "the program's dynamic provider: components/deployer_access.py _Provider.diff "
+    "(replaces when role_assignment changes)",
 }
-BRIDGED_KEYS: Final[dict[str, tuple[str, ...]]] = {
+KEYED_KEYS: Final[dict[str, tuple[str, ...]]] = {
     "random:index/randomString:RandomString": (EVERY_INPUT,),
     "grafana:oss/dashboard:Dashboard": ("orgId", "configJson.uid"),
     "grafana:oss/folder:Folder": ("orgId", "uid"),
+    DYNAMIC: ("role_assignment",),
 }

@@ -233,7 +233,10 @@ CHART_SETS: Final[dict[ChartSource, ChartSet]] = {
 
 # The Ray image every head and worker runs (see the module docstring).
 RAY_VERSION: Final = "2.58.0"
-RAY_IMAGE: Final = f"rayproject/ray-llm:{RAY_VERSION}-py312-cu130"
+# Docker Hub's repository of the image (`docker.io/rayproject/ray-llm`; no `library/` prefix: not
+# an official image), and the image every Ray pod pulls without `cluster.imageCache`.
+RAY_IMAGE_REPOSITORY: Final = "rayproject/ray-llm"
+RAY_IMAGE: Final = f"{RAY_IMAGE_REPOSITORY}:{RAY_VERSION}-py312-cu130"
 # The user the rayproject images run as: `ray`, uid 1000, primary group `users` (gid 100), set by
 # the images' base Dockerfile (`useradd ... ray --uid 1000 --gid 100`, then `USER 1000`). vLLM,
 # CUDA and every Ray process run as that user; the GPUs reach the container through the device

@@ -8,7 +8,8 @@ How the provider signs in to AKS: the cluster has Entra ID with Azure RBAC and n
 in as whoever runs `pulumi up` (`AAD_LOGIN_METHOD` picks how: azurecli, workloadidentity,
 spn...). That identity is granted "Azure Kubernetes Service RBAC Cluster Admin" on this cluster
 (and nothing wider) by the program itself, so the first `pulumi up` needs no manual step
-(`cluster.deployerPrincipalType: None` leaves that to you).
+(`cluster.deployerPrincipalType: None` leaves that to you); the provider waits until the API
+server honours that assignment (components/deployer_access.py).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pulumi_kubernetes as k8s
 from pulumi_azure_native import authorization, containerservice, resources
 
 from catalog.pools import CPU_POOL_NAME
+from components.deployer_access import DeployerAccess
 from manifests.aks import (
     AKS_RBAC_CLUSTER_ADMIN_ROLE,
     MAINTENANCE_SCHEDULES,
@@ -48,6 +50,8 @@ class AksCluster(pulumi.ComponentResource):
     oidc_issuer_url: pulumi.Output[str] | None
     node_resource_group: pulumi.Output[str] | None
     kubeconfig: pulumi.Output[str] | None
+    # The object id of the nodes' kubelet identity (what pulls images); None if existing.
+    kubelet_object_id: pulumi.Output[str] | None
     # The agent pools by flavor name (`cpu`, then each GPU pool); empty for an existing cluster.
     pools: dict[str, containerservice.AgentPool]
     # Planned maintenance by configuration name; empty for an existing cluster.
@@ -83,6 +87,7 @@ class AksCluster(pulumi.ComponentResource):
         self.oidc_issuer_url = None
         self.node_resource_group = None
         self.kubeconfig = None
+        self.kubelet_object_id = None
         self.cluster_name = pulumi.Output.from_input(settings.kubeconfig_context or "rendered")
         self.provider = k8s.Provider(
             f"{name}-k8s",
@@ -110,12 +115,24 @@ class AksCluster(pulumi.ComponentResource):
         self.maintenance = self._maintenance(name, settings.maintenance_window, group, cluster)
         self.pools = self._agent_pools(name, settings, group, cluster)
         # Operators and Ray heads need the CPU pool before anything is scheduled, and the
-        # provider's identity needs its role before its first request.
+        # provider's identity needs its role, honoured by the API server, before its first
+        # request.
         self.ready = [self.pools[CPU_POOL_NAME]]
+        self.kubeconfig = self._user_kubeconfig(group, cluster)
+        render_to = settings.render_yaml_to or None
         # Without roleAssignments/write (createRoleAssignments: false) an admin grants it.
         if settings.deployer_principal_type != "None" and settings.create_role_assignments:
-            self.ready.append(self._deployer_admin(name, settings.deployer_principal_type, cluster))
-        self.kubeconfig = self._user_kubeconfig(group, cluster)
+            admin = self._deployer_admin(name, settings.deployer_principal_type, cluster)
+            self.ready.append(admin)
+            if render_to is None:  # rendering asks the API server nothing
+                self.ready.append(
+                    DeployerAccess(
+                        f"{name}-deployer-access",
+                        kubeconfig=self.kubeconfig,
+                        role_assignment=admin.id,
+                        opts=pulumi.ResourceOptions(parent=self),
+                    )
+                )
         self.resource_group_name = group.name
         self.cluster_id = cluster.id
         self.cluster_name = cluster.name
@@ -123,7 +140,9 @@ class AksCluster(pulumi.ComponentResource):
             lambda profile: profile.issuer_url if profile else ""
         )
         self.node_resource_group = cluster.node_resource_group.apply(lambda v: v or "")
-        render_to = settings.render_yaml_to or None
+        self.kubelet_object_id = cluster.identity_profile.apply(
+            lambda ids: (ids or {})["kubeletidentity"].object_id or ""
+        )
         self.provider = k8s.Provider(
             f"{name}-k8s",
             kubeconfig=None if render_to else self.kubeconfig,

@@ -10,6 +10,7 @@ import pulumi
 import pulumi_kubernetes as k8s
 
 from catalog.versions import KAI_API_VERSION, KUEUE_API_VERSION, RAY_API_VERSION
+from components.image_cache import ImageCache
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
@@ -34,9 +35,11 @@ def cluster_jobs(
     storage_account: pulumi.Input[str] | None,
     huggingface_token: pulumi.Output[str] | None,
     runs_jobs: bool = True,
+    image_cache: ImageCache | None = None,
 ) -> ClusterJobs:
     """The operators, queues and workloads of one cluster, children of `parent`. `runs_jobs`:
-    False on a MultiKueue manager, whose Ray objects run on the workers: no GPU Operator."""
+    False on a MultiKueue manager, whose Ray objects run on the workers: no GPU Operator.
+    `image_cache`: the registry every Ray pod pulls its image through, or None (Docker Hub)."""
     child = pulumi.ResourceOptions(parent=parent)
     # GPU Operator, KubeRay, Kueue, KAI: on the CPU pool, which the provider waits for.
     operators = ClusterOperators(
@@ -67,8 +70,11 @@ def cluster_jobs(
         queues=queues,
         huggingface_token=huggingface_token,
         ready=[
-            r for r in (operators.kueue, operators.release_for(RAY_API_VERSION)) if r is not None
+            *(r for r in (operators.kueue, operators.release_for(RAY_API_VERSION)) if r),
+            # A Ray pod's first pull needs the cache rule and the kubelet's right to pull.
+            *(image_cache.ready if image_cache else ()),
         ],
+        **({"ray_image": image_cache.image} if image_cache else {}),
         opts=child,
     )
     return ClusterJobs(operators, queues, workloads)

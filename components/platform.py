@@ -6,6 +6,7 @@ import pulumi
 
 from components.cluster import AksCluster
 from components.cluster_jobs import cluster_jobs
+from components.image_cache import ImageCache
 from components.namespaces import TeamNamespaces
 from components.observability import Observability
 from components.operators import ClusterOperators
@@ -24,6 +25,7 @@ class Platform(pulumi.ComponentResource):
     queues: SchedulingQueues
     workloads: RayWorkloads
     observability: Observability | None  # None when observability.enabled is false
+    image_cache: ImageCache | None  # None when cluster.imageCache.enabled is false
 
     def __init__(
         self,
@@ -49,6 +51,7 @@ class Platform(pulumi.ComponentResource):
             metrics_addon=settings.observability.enabled and settings.cluster.mode == "aks",
             opts=pulumi.ResourceOptions(parent=self),
         )
+        self.image_cache = self._image_cache(name, settings)
         creates_storage = settings.storage.enabled and not settings.storage.existing_account
         self.storage = self._blob_storage(name, settings, runs_jobs) if creates_storage else None
         self.namespaces = TeamNamespaces(
@@ -72,6 +75,7 @@ class Platform(pulumi.ComponentResource):
             ),
             huggingface_token=huggingface_token,
             runs_jobs=runs_jobs,
+            image_cache=self.image_cache,
         )
         self.operators, self.queues, self.workloads = jobs.operators, jobs.queues, jobs.workloads
         self.observability = (
@@ -90,6 +94,24 @@ class Platform(pulumi.ComponentResource):
             else None
         )
         self.register_outputs({"clusterName": self.cluster.cluster_name})
+
+    def _image_cache(self, name: str, settings: Settings) -> ImageCache | None:
+        """The registry the Ray image is pulled through, when `cluster.imageCache` is on (the
+        settings allow it on an aks cluster only)."""
+        cache = settings.cluster.image_cache
+        group, kubelet = self.cluster.resource_group_name, self.cluster.kubelet_object_id
+        if not cache.enabled or group is None or kubelet is None:
+            return None
+        return ImageCache(
+            f"{name}-image-cache",
+            cache,
+            stack=settings.stack,
+            location=settings.location,
+            resource_group_name=group,
+            kubelet_object_id=kubelet,
+            create_role_assignments=settings.cluster.create_role_assignments,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
 
     def _blob_storage(self, name: str, settings: Settings, runs_jobs: bool) -> BlobStorage:
         issuer = self.cluster.oidc_issuer_url

@@ -27,6 +27,7 @@ from typing import Any
 import pulumi
 import pulumi_kubernetes as k8s
 
+from catalog.versions import RAY_IMAGE
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
 from components.queues import SchedulingQueues
@@ -91,14 +92,18 @@ class RayWorkloads(pulumi.ComponentResource):
         queues: SchedulingQueues | None = None,
         ready: Sequence[pulumi.Resource] = (),
         huggingface_token: pulumi.Output[str] | None = None,
+        ray_image: pulumi.Input[str] = RAY_IMAGE,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`storage_account`: the Blob account name (required when an enabled workload uses
         Blob). `queues`: each workload is created after its own team's queues and priority
         class. `ready`: what every workload must be created after besides: Kueue (its webhook
-        serving) and the KubeRay operator. `huggingface_token`: a Pulumi secret, or None."""
+        serving), the KubeRay operator and, with an image cache, what a pull through it needs.
+        `huggingface_token`: a Pulumi secret, or None. `ray_image`: the image every Ray pod
+        runs (through the stack's registry with `cluster.imageCache`)."""
         super().__init__("aksray:platform:RayWorkloads", name, None, opts)
         self._name = name
+        self._image = ray_image
         self._provider = provider
         self._namespaces = namespaces
         # A staged RayJob (enabled, no `run` yet) is planned and checked but not submitted:
@@ -206,6 +211,7 @@ class RayWorkloads(pulumi.ComponentResource):
             hf_token=placement.hf_token,
             storage_account=placement.storage_account,
             places=placement.places,
+            image=self._image,
         )
         return create_object(
             f"{self._name}-{spec.name}",
@@ -234,6 +240,7 @@ class RayWorkloads(pulumi.ComponentResource):
                 serve_config_yaml=serve,
                 hf_token=placement.hf_token,
                 storage_account=placement.storage_account,
+                image=self._image,
             ),
             self._options(
                 depends_on=placement.after,

@@ -274,3 +274,92 @@ def gpu_pool_args(
             spot_max_price=-1,  # pay up to the on-demand price; never evicted for price
         )
     return args
+
+
+# --------------------------------------------------------------------------------------------
+# The image cache (`cluster.imageCache`): an Azure Container Registry in the cluster's resource
+# group, an artifact cache rule for the Ray image (ACR's artifact cache, Basic tier and up), the
+# Docker Hub credentials it pulls with (a credential set whose secrets a Key Vault holds, read by
+# the credential set's own identity), and AcrPull for the cluster's kubelet identity (AKS,
+# "Integrate Azure Container Registry with AKS"). Pods then pull `<login server>/<repository>`.
+# --------------------------------------------------------------------------------------------
+
+# Built-in roles: "AcrPull" (pull from one registry) and "Key Vault Secrets User" (read secret
+# values, here of one secret each).
+ACR_PULL_ROLE: Final = "7f951dda-4ed3-4680-a7ca-43fe172d538d"
+ACR_PULL_ROLE_NAME: Final = "AcrPull"
+KEY_VAULT_SECRETS_USER_ROLE: Final = "4633458b-17de-408a-b874-0445c86b69e6"
+KEY_VAULT_SECRETS_USER_ROLE_NAME: Final = "Key Vault Secrets User"
+DOCKER_HUB: Final = "docker.io"
+CREDENTIAL_SET_NAME: Final = "dockerhub"
+CACHE_RULE_NAME: Final = "ray-llm"
+# A registry name is 5-50 letters and digits, globally unique: a readable prefix from the stack
+# name and a random suffix, as the storage account's.
+REGISTRY_PREFIX_MAX: Final = 42
+REGISTRY_SUFFIX_LENGTH: Final = 8
+
+
+def registry_name_prefix(stack: str) -> str:
+    kept = "".join(c for c in stack.lower() if c.isascii() and c.isalnum())
+    return f"aksray{kept}"[:REGISTRY_PREFIX_MAX]
+
+
+def registry_suffix_args() -> dict[str, Any]:
+    """The `random.RandomString` that makes the registry name unique."""
+    return {"length": REGISTRY_SUFFIX_LENGTH, "special": False, "upper": False, "numeric": True}
+
+
+def registry_args(sku: str, location: str) -> dict[str, Any]:
+    """`containerregistry.Registry`: pulls with Entra ID only (no admin user, no anonymous
+    pull); reached over its public endpoint, as Docker Hub was."""
+    return {
+        "location": location,
+        "sku": {"name": sku},
+        "admin_user_enabled": False,
+        "anonymous_pull_enabled": False,
+        "public_network_access": "Enabled",
+    }
+
+
+def secret_uri(vault_name: str, secret: str) -> str:
+    """A Key Vault secret's identifier, latest version (the form a credential set takes)."""
+    return f"https://{vault_name}.vault.azure.net/secrets/{secret}"
+
+
+def secret_scope(key_vault_id: str, secret: str) -> str:
+    """The ARM scope of one Key Vault secret: what its reader is granted on."""
+    return f"{key_vault_id.rstrip('/')}/secrets/{secret}"
+
+
+def credential_set_args(
+    vault_name: str, username_secret: str, password_secret: str
+) -> dict[str, Any]:
+    """`containerregistry.CredentialSet` for Docker Hub: its system identity reads the two
+    secrets when ACR pulls from upstream."""
+    return {
+        "credential_set_name": CREDENTIAL_SET_NAME,
+        "login_server": DOCKER_HUB,
+        "identity": {"type": "SystemAssigned"},
+        "auth_credentials": [
+            {
+                "name": "Credential1",
+                "username_secret_identifier": secret_uri(vault_name, username_secret),
+                "password_secret_identifier": secret_uri(vault_name, password_secret),
+            }
+        ],
+    }
+
+
+def cache_rule_args(repository: str) -> dict[str, Any]:
+    """`containerregistry.CacheRule`: `<registry>/<repository>` caches Docker Hub's repository of
+    the same name (tags are fetched on first pull, then served from the registry)."""
+    return {
+        "cache_rule_name": CACHE_RULE_NAME,
+        "source_repository": f"{DOCKER_HUB}/{repository}",
+        "target_repository": repository,
+    }
+
+
+def cached_image(login_server: str, image: str) -> str:
+    """The image as pods pull it through the registry: `<login server>/<repository>:<tag>`."""
+    return f"{login_server}/{image}"

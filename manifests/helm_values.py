@@ -55,11 +55,13 @@ KAI_SCHEDULER_NAME: Final = "kai-scheduler"
 # Azure aks-kueue sample removed the integration for. With it off, a RayCluster applied by hand is
 # not queued by Kueue, and KAI (whose queues are unlimited) holds it to no quota either: only
 # Kueue's quota bounds a team, so everything a team runs must go through Kueue.
-# The price, with KubeRay 1.7: Kueue suspends a RayService through `rayClusterConfig.suspend`,
-# which KubeRay copies only when it creates the cluster, so an endpoint Kueue evicts would keep
-# running on its GPUs. `aksray plan` therefore refuses a stack in which an endpoint could ever be
-# evicted (aksray/plan/checks/services.py), and a change to the endpoint's Ray
-# cluster replaces the RayService instead of updating it (components/workloads.py).
+# Kueue suspends a RayService through `rayClusterConfig.suspend`: KubeRay 1.6.2 (what the
+# platform ships) applies it to the running cluster in place (played on the rig: the evicted
+# endpoint's pods go and its GPUs with them), KubeRay 1.7.0 copies it only when it creates the
+# cluster. Either way an eviction takes the whole endpoint down: `aksray plan` refuses an
+# endpoint its own team outranks and warns where it may borrow (aksray/plan/checks/services.py),
+# and a change to the endpoint's Ray cluster replaces the RayService instead of updating it
+# (components/workloads.py).
 #
 # `pod`, `deployment` and `statefulset` (in the chart's default list) stay off too: the chart gives
 # their webhooks failurePolicy Fail only when they are listed, and then, while Kueue is down, no
@@ -78,7 +80,7 @@ KUEUE_FEATURE_GATES: Final[dict[str, bool]] = {"ElasticJobsViaWorkloadSlices": T
 
 # Kueue's pod-readiness wait: the fixed part (the timeout and the requeue limit are the stack's).
 # No recovery timeout ("0s" turns it off). Kueue reads a RayJob's pods as ready when its Ray
-# cluster's state is `ready`, which KubeRay 1.7 never takes back while the cluster runs
+# cluster's state is `ready`, which KubeRay (1.6, 1.7) never takes back while the cluster runs
 # (raycluster_controller.go `calculateStatus`), so a recovery timeout could only ever evict a
 # RayService whose Serve endpoints dropped to 0: an endpoint Kueue must never evict.
 PODS_READY_RECOVERY_TIMEOUT: Final = "0s"

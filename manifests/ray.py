@@ -230,6 +230,7 @@ def ray_job(
     hf_token: bool,
     storage_account: object | None,
     places: BlobPlaces | None = None,
+    image: object = RAY_IMAGE,
 ) -> dict[str, Any]:
     """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the stack's
     `run` label, the payload files, requirements, spec and settings, so any change — a new run
@@ -256,17 +257,33 @@ def ray_job(
             "shutdownAfterJobFinishes": True,
             "ttlSecondsAfterFinished": spec.ttl_seconds_after_finished,
             "backoffLimit": 0,
-            "rayClusterSpec": ray_cluster_spec(
-                spec,
-                workload,
-                team,
-                config_map=payload_config_map_name(spec, files),
-                files=files,
-                hf_token=hf_token,
-                storage_account=storage_account,
+            "rayClusterSpec": with_image(
+                ray_cluster_spec(
+                    spec,
+                    workload,
+                    team,
+                    config_map=payload_config_map_name(spec, files),
+                    files=files,
+                    hf_token=hf_token,
+                    storage_account=storage_account,
+                ),
+                image,
             ),
         },
     }
+
+
+def with_image(cluster: dict[str, Any], image: object) -> dict[str, Any]:
+    """The Ray cluster spec with every Ray container on `image`: RAY_IMAGE itself, or that
+    image through the stack's registry (`cluster.imageCache`), a deploy-time value."""
+    if image == RAY_IMAGE:
+        return cluster
+    groups = [cluster["headGroupSpec"], *cluster.get("workerGroupSpecs", [])]
+    for group in groups:
+        for container in group["template"]["spec"]["containers"]:
+            if container["image"] == RAY_IMAGE:
+                container["image"] = image
+    return cluster
 
 
 # --------------------------------------------------------------------------------------------
@@ -282,20 +299,24 @@ def ray_service(
     serve_config_yaml: object,
     hf_token: bool,
     storage_account: object | None,
+    image: object = RAY_IMAGE,
 ) -> dict[str, Any]:
     """The RayService. Its name is stable: Serve config changes apply in place, and clients
     keep the `<name>-serve-svc` Service. `serve_config_yaml` is `serve_config_v2(...)`, or a
     deploy-time value that resolves to it."""
     if spec.kind != "RayService":
         raise ValueError(f"{spec.name} is not a RayService payload")
-    cluster = ray_cluster_spec(
-        spec,
-        workload,
-        team,
-        config_map=None,
-        files={},
-        hf_token=hf_token,
-        storage_account=storage_account,
+    cluster = with_image(
+        ray_cluster_spec(
+            spec,
+            workload,
+            team,
+            config_map=None,
+            files={},
+            hf_token=hf_token,
+            storage_account=storage_account,
+        ),
+        image,
     )
     # Kueue's RayService integration suspends and admits through the cluster's own field.
     cluster["suspend"] = True

@@ -10,7 +10,9 @@ from resource_inputs import (
     AGENT_POOL,
     BLOB_CONTAINER,
     BLOB_SERVICE,
+    CONTAINER_REGISTRY,
     GRAFANA,
+    KEY_VAULT_SECRET,
     MANAGED_CLUSTER,
     MONITOR_WORKSPACE,
     ROLE_ASSIGNMENT,
@@ -67,6 +69,22 @@ SCOPED_ROLES = {
         GRAFANA,
         _one("Microsoft.Dashboard/grafana"),
         "the stack's Managed Grafana",
+    ),
+    # AcrPull: the kubelet identity pulls the Ray image through the stack's image cache.
+    "7f951dda-4ed3-4680-a7ca-43fe172d538d": (
+        CONTAINER_REGISTRY,
+        _one("Microsoft.ContainerRegistry/registries"),
+        "the stack's image cache registry",
+    ),
+    # Key Vault Secrets User: the registry's credential set reads one Docker Hub secret.
+    "4633458b-17de-408a-b874-0445c86b69e6": (
+        KEY_VAULT_SECRET,
+        re.compile(
+            r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.KeyVault/"
+            r"vaults/[^/]+/secrets/[^/]+$",
+            re.IGNORECASE,
+        ),
+        "one Key Vault secret",
     ),
 }
 
@@ -217,7 +235,8 @@ def role_assignments_scoped_to_a_storage_account(
     exceptions are the deploying identity's
     Kubernetes RBAC admin role on this stack's own cluster (Entra ID with Azure RBAC and no
     local accounts leaves no other way for `pulumi up` to reach the Kubernetes API), and the
-    monitoring roles on the stack's own workspace and Grafana (SCOPED_ROLES)."""
+    monitoring roles on the stack's own workspace and Grafana, and the image cache's AcrPull on
+    its own registry and Key Vault Secrets User on one secret each (SCOPED_ROLES)."""
     violations = []
     for assignment in (r for r in resources if r.resource_type == ROLE_ASSIGNMENT):
         scoped = SCOPED_ROLES.get(_role_guid(assignment.props))

@@ -119,7 +119,8 @@ POLICIES: list[Policy] = [
         "role-assignments-scoped-to-storage",
         "Identity: data roles scoped to one Blob container, the deployer's AKS RBAC admin "
         "role to the stack's own cluster, the monitoring roles to the stack's own workspace "
-        "and Grafana; never wider.",
+        "and Grafana, AcrPull to the stack's own registry, Key Vault Secrets User to one "
+        "secret; never wider.",
         role_assignments_scoped_to_a_storage_account,
     ),
     _stack_policy(

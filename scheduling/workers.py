@@ -4,7 +4,8 @@ A GPU worker asks, per GPU, the payload's minimum (its spec, with the reason) or
 asks above it (`workloads.<name>.cpuPerGpu` / `memoryPerGpu`), in the units Kubernetes and Kueue
 count exactly (millicores, bytes; the minimums are whole cores and Gi). It must never ask more
 than one GPU's share of a node of a pool it can run on (scheduling/nodes.py `gpu_share`: the
-node's allocatable divided by its GPUs, rounded down to a millicore and a MiB). Then:
+node's allocatable less its daemon sets' requests, divided by its GPUs, rounded down to a
+millicore and a MiB). Then:
 
 - a full node holds a full gang: GPUs-per-node workers fit on one node (no GPU stranded);
 - a team's quota of N GPUs on a pool comes with N shares of CPU and memory (scheduling/queues.py),
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KINDS
 from catalog.vm_sizes import VM_SIZES
 from scheduling.amounts import Amounts
-from scheduling.nodes import gpu_share, node_allocatable
+from scheduling.nodes import gpu_share, node_free
 from workloads.catalog import WORKLOADS
 from workloads.spec import WorkloadSpec
 
@@ -95,7 +96,7 @@ def fits_share(per_gpu_amounts: Amounts, vm_size: str) -> bool:
 def gpus_used_per_node(requests: Amounts, vm_size: str) -> int:
     """GPUs a full node of this size gives such workers at once (the rest stranded)."""
     gpus = VM_SIZES[vm_size].gpus
-    pods = requests.copies_in(node_allocatable(vm_size))
+    pods = requests.copies_in(node_free(vm_size))
     return min(gpus, pods * requests[GPU_RESOURCE])
 
 

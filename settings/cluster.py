@@ -32,6 +32,7 @@ from settings.defaults import (
     DEFAULT_SYSTEM_POOL,
 )
 from settings.errors import Problem
+from settings.image_cache import parse_image_cache
 from settings.model import (
     CLUSTER_MODES,
     CLUSTER_TIERS,
@@ -61,6 +62,7 @@ CLUSTER_KEYS: Final = (
     "createRoleAssignments",
     "maintenanceWindow",
     "tier",
+    "imageCache",
 )
 _SYSTEM_POOL_KEYS: Final = ("vmSize", "count")
 _CPU_POOL_KEYS: Final = ("vmSize", "minCount", "maxCount")
@@ -105,6 +107,7 @@ def parse_cluster(raw: Section | None, problems: list[Problem]) -> ClusterSettin
         create_role_assignments=_create_role_assignments(section, mode),
         maintenance_window=maintenance_window,
         tier=_tier(section, mode),
+        image_cache=parse_image_cache(section, mode),
     )
 
 

@@ -28,6 +28,7 @@ from settings.model import (
     MaintenanceWindow,
     ModelSource,
     QueueingStrategy,
+    RegistrySku,
     SystemPool,
 )
 from workloads.common.layout import DATASETS_CONTAINER, MODELS_CONTAINER
@@ -61,6 +62,16 @@ DEFAULT_MAINTENANCE_WINDOW: Final = MaintenanceWindow(
     utc_offset="+00:00",
     interval_weeks=1,
 )
+
+# Off unless a stack turns it on (prod does): it needs a Key Vault with Docker Hub credentials,
+# which only the stack's owner can provide.
+DEFAULT_IMAGE_CACHE_ENABLED: Final = False
+# Standard: 100 GiB of included storage (the Ray image is about 10 GB per tag); Basic's 10 GiB
+# holds one tag; Premium adds geo-replication, private endpoints and artifact streaming.
+DEFAULT_REGISTRY_SKU: Final[RegistrySku] = "Standard"
+# The names (not the values) of the two Key Vault secrets.
+DEFAULT_DOCKER_HUB_USERNAME_SECRET: Final = "dockerhub-username"  # noqa: S105 - a name
+DEFAULT_DOCKER_HUB_PASSWORD_SECRET: Final = "dockerhub-token"  # noqa: S105 - a name
 
 # storage
 DEFAULT_STORAGE_ENABLED: Final = True

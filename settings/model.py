@@ -40,6 +40,9 @@ ModelSource = Literal["huggingface", "blob"]
 MODEL_SOURCES: Final[tuple[ModelSource, ...]] = ("huggingface", "blob")
 QueueingStrategy = Literal["BestEffortFIFO", "StrictFIFO"]
 QUEUEING_STRATEGIES: Final[tuple[QueueingStrategy, ...]] = ("BestEffortFIFO", "StrictFIFO")
+# Azure Container Registry service tiers that have artifact cache rules.
+RegistrySku = Literal["Basic", "Standard", "Premium"]
+REGISTRY_SKUS: Final[tuple[RegistrySku, ...]] = ("Basic", "Standard", "Premium")
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,23 @@ class MaintenanceWindow:
 
 
 @dataclass(frozen=True)
+class ImageCache:
+    """`cluster.imageCache`: an Azure Container Registry the nodes pull the Ray image through
+    (an artifact cache rule for it, with the Docker Hub credentials a Key Vault holds). Off:
+    every node pulls from Docker Hub itself."""
+
+    enabled: bool
+    sku: RegistrySku
+    key_vault_id: str  # the Key Vault (resource id) holding the Docker Hub credentials
+    username_secret: str  # its secret with the Docker Hub user name
+    password_secret: str  # its secret with a Docker Hub access token
+
+    @property
+    def vault_name(self) -> str:
+        return self.key_vault_id.rstrip("/").rsplit("/", 1)[-1]
+
+
+@dataclass(frozen=True)
 class ClusterSettings:
     mode: ClusterMode
     kubeconfig_context: str
@@ -100,6 +120,8 @@ class ClusterSettings:
     maintenance_window: MaintenanceWindow
     # The AKS pricing tier (aks mode only).
     tier: ClusterTier
+    # The registry the Ray image is pulled through (aks mode only).
+    image_cache: ImageCache
 
     def gpu_pool(self, name: str) -> GpuPool:
         return next(pool for pool in self.gpu_pools if pool.name == name)
@@ -197,6 +219,9 @@ class SchedulingSettings:
     # Kueue ClusterQueue queueing strategy of every team without its own.
     queueing_strategy: QueueingStrategy
     pods_ready: PodsReady
+    # What the stack file wrote as team names that were refused (each reported at its name):
+    # a workload or a worker's quota naming one is the same mistake, not a second one.
+    refused_team_names: frozenset[str] = frozenset()
 
     # Derived once per (immutable) settings object: teams are looked up by name in loops over
     # teams and workloads, which must not be quadratic in the size of the organisation.

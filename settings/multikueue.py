@@ -35,6 +35,7 @@ from settings.model import (
 )
 from settings.quotas import parse_resources
 from settings.reader import Section, choices_text, describe, join
+from workloads.catalog import WORKLOADS
 
 MULTIKUEUE_KEYS: Final = ("workers", "regional", "tokenRotation")
 _WORKER_KEYS: Final = ("name", "location", "cluster", "quota")
@@ -72,11 +73,11 @@ def parse_multikueue(
     workers = _workers(section, stack, scheduling)
     _check_workers_deployable(workers, operators, problems)
     names = tuple(worker.name for worker in workers)
-    regional = _regional(section, names, workloads)
+    regional = _regional(section, names, workloads, workers_given=_workers_read(section))
     _check_regional_quota(section, workers, workloads, regional)
     _check_manager(section, manager, scheduling)
     _check_flavors_agree(section, workers)
-    _check_elastic_regional(section, workloads, regional)
+    _check_elastic_regional(section, workloads, _regional_names(section))
     return MultiKueueSettings(
         workers=workers,
         regional=MappingProxyType(regional),
@@ -96,7 +97,7 @@ def _workers(
     section: Section, stack: str, scheduling: SchedulingSettings
 ) -> tuple[WorkerCluster, ...]:
     entries = list(section.items("workers"))
-    if not entries:
+    if not entries and _unwritten(section, "workers"):
         section.problem(
             join(section.path, "workers"),
             "is required: list at least one worker cluster (name, location, cluster, quota)",
@@ -148,7 +149,7 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
             f"{' or '.join(repr(g) for g in guesses)}?",
         )
     raw_cluster = entry.mapping("cluster", CLUSTER_KEYS)
-    if raw_cluster is None:
+    if raw_cluster is None and _unwritten(entry, "cluster"):
         entry.problem(join(entry.path, "cluster"), "is required: the worker's node pools")
     cluster = parse_cluster(
         raw_cluster or Section({}, join(entry.path, "cluster"), [], ()), entry.problems
@@ -158,12 +159,22 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
             join(entry.path, "cluster.mode"),
             "a worker is an AKS cluster the stack creates; remove mode or set it to aks",
         )
+    if cluster.image_cache.enabled:
+        entry.problem(
+            join(entry.path, "cluster.imageCache.enabled"),
+            "is not available in a MultiKueue worker yet: its Ray pods pull the image from "
+            "Docker Hub; remove it",
+        )
+    # Without its pools (reported above) a worker's quota cannot be read against them.
+    quota = _worker_quota(entry, cluster, scheduling) if raw_cluster is not None else {}
     return WorkerCluster(
-        name=name,
-        location=location,
-        cluster=cluster,
-        quota=MappingProxyType(_worker_quota(entry, cluster, scheduling)),
+        name=name, location=location, cluster=cluster, quota=MappingProxyType(quota)
     )
+
+
+def _unwritten(section: Section, key: str) -> bool:
+    """The key is absent (or empty): a value of the wrong type is reported as that alone."""
+    return not section.has(key) or section.value[key] in ([], {})
 
 
 def _worker_quota(
@@ -177,7 +188,7 @@ def _worker_quota(
     quota: dict[str, Mapping[str, Resources]] = {}
     for team, amounts in per_team.value.items():
         path = join(per_team.path, str(team))
-        if team not in teams:
+        if team not in teams and team not in scheduling.refused_team_names:
             entry.problem(
                 path,
                 f"no team {team!r} in scheduling.departments; teams are "
@@ -189,8 +200,43 @@ def _worker_quota(
     return quota
 
 
+def _workers_read(section: Section) -> bool:
+    """`workers` is a list of maps (its entries may still be wrong): worker names can be
+    checked against it. Otherwise only the list is reported, not every name that refers to it."""
+    value = section.value.get("workers")
+    return isinstance(value, list) and all(isinstance(entry, Mapping) for entry in value)
+
+
+def _workers_without_pools(section: Section) -> set[str]:
+    """Workers whose `cluster` is given but is no map (reported at it)."""
+    value = section.value.get("workers")
+    entries = value if isinstance(value, list) else []
+    return {
+        str(entry.get("name"))
+        for entry in entries
+        if isinstance(entry, Mapping)
+        and entry.get("cluster") is not None
+        and not isinstance(entry["cluster"], Mapping)
+    }
+
+
+def _regional_names(section: Section) -> frozenset[str]:
+    """The workloads `regional` names, whatever it names them to (a wrong worker is reported
+    at that entry, not again as a missing one); every workload when `regional` is no map."""
+    value = section.value.get("regional")
+    if value is None:
+        return frozenset()
+    if not isinstance(value, Mapping):
+        return frozenset(WORKLOADS)
+    return frozenset(str(name) for name in value)
+
+
 def _regional(
-    section: Section, workers: tuple[str, ...], workloads: tuple[WorkloadSettings, ...]
+    section: Section,
+    workers: tuple[str, ...],
+    workloads: tuple[WorkloadSettings, ...],
+    *,
+    workers_given: bool,
 ) -> dict[str, str]:
     regional = section.mapping("regional", None)
     if regional is None:
@@ -204,6 +250,8 @@ def _regional(
                 path,
                 f"no workload {workload!r}; workloads are {choices_text(str(workload), known)}",
             )
+        elif not workers_given:
+            continue  # `workers` itself is reported
         elif not isinstance(worker, str) or worker not in workers:
             section.problem(
                 path,
@@ -223,8 +271,11 @@ def _check_regional_quota(
 ) -> None:
     """A workload pinned to a worker runs in its team's queue there: the team needs quota."""
     quota = {worker.name: worker.quota for worker in workers}
+    unread = _workers_without_pools(section)
     for workload in workloads:
         worker = regional.get(workload.name)
+        if worker in unread:
+            continue  # its `cluster` is reported; its quota could not be read against it
         if worker is not None and not quota.get(worker, {}).get(workload.team):
             section.problem(
                 join(section.path, f"regional.{workload.name}"),
@@ -238,6 +289,12 @@ def _check_manager(
     section: Section, manager: ClusterSettings, scheduling: SchedulingSettings
 ) -> None:
     """The manager runs no job: no GPU pools, and no quota typed on it."""
+    if manager.image_cache.enabled:
+        section.problem(
+            "cluster.imageCache.enabled",
+            "with multikueue the stack's cluster is the manager, which runs no Ray pod and "
+            "pulls no Ray image; remove it",
+        )
     if manager.gpu_pools:
         section.problem(
             "cluster.gpuPools",
@@ -293,7 +350,7 @@ def _check_workers_deployable(
 
 
 def _check_elastic_regional(
-    section: Section, workloads: tuple[WorkloadSettings, ...], regional: Mapping[str, str]
+    section: Section, workloads: tuple[WorkloadSettings, ...], regional: frozenset[str]
 ) -> None:
     for workload in workloads:
         if workload.enabled and workload.elastic and workload.name not in regional:

@@ -80,6 +80,8 @@ class _Seen:
     teams: dict[str, str] = field(default_factory=dict)
     namespaces: dict[str, str] = field(default_factory=dict)
     departments: dict[str, str] = field(default_factory=dict)
+    # Team names as written that were refused (already reported).
+    refused_teams: set[str] = field(default_factory=set)
 
 
 def parse_scheduling(
@@ -99,6 +101,7 @@ def parse_scheduling(
         allow_overcommit=section.boolean("allowOvercommit", DEFAULT_ALLOW_OVERCOMMIT),
         queueing_strategy=strategy,
         pods_ready=_pods_ready(section),
+        refused_team_names=frozenset(seen.refused_teams),
     )
 
 
@@ -145,6 +148,9 @@ def _department(
         if team_section is None:
             continue
         team = parse_team(team_section, name, flavors, strategy)
+        written = team_section.value.get("name")
+        if not team.name and isinstance(written, str) and written:
+            seen.refused_teams.add(written)
         _check_team_unique(team_section, team, seen)
         teams.append(team)
     return DepartmentSettings(name=name, teams=tuple(teams))

@@ -75,6 +75,8 @@ def check_team_containers(
         return
     shared = set(storage.containers)
     for team in scheduling.teams:
+        if not team.name:
+            continue  # a missing or refused name is reported at the name itself
         container = team_container(team.name)
         path = join(scheduling.team_path(team.name), "name")
         if not BLOB_CONTAINER_NAME_PATTERN.fullmatch(container):

@@ -50,15 +50,22 @@ def parse_workloads(
     storage: StorageSettings,
 ) -> tuple[WorkloadSettings, ...]:
     section = raw or Section({}, "workloads", problems, WORKLOAD_KEYS)
-    teams = {team.name for team in scheduling.teams}
-    parsed = tuple(_workload(section, spec, teams, storage) for spec in WORKLOADS.values())
+    teams = {team.name for team in scheduling.teams if team.name}
+    parsed = tuple(
+        _workload(section, spec, teams, scheduling.refused_team_names, storage)
+        for spec in WORKLOADS.values()
+    )
     # One revision for the copy model-stage writes and every workload that streams it.
     revision = next(w.model_revision for w in parsed if w.name == STAGING_WORKLOAD)
     return tuple(dataclasses.replace(w, model_revision=revision) for w in parsed)
 
 
 def _workload(
-    section: Section, spec: WorkloadSpec, teams: set[str], storage: StorageSettings
+    section: Section,
+    spec: WorkloadSpec,
+    teams: set[str],
+    refused: frozenset[str],
+    storage: StorageSettings,
 ) -> WorkloadSettings:
     runs = ("run",) if spec.kind == "RayJob" else ()
     per_gpu = PER_GPU_KEYS if spec.gpu_group is not None else ()
@@ -83,7 +90,7 @@ def _workload(
             max_workers=fixed[1],
         )
     enabled = entry.boolean("enabled", DEFAULT_WORKLOAD_ENABLED)
-    team = _team(entry, teams, required=enabled)
+    team = _team(entry, teams, refused, required=enabled)
     priority = _priority(entry, spec)
     workers = _workers(entry, spec)
     lora_adapter = takes_adapter and entry.boolean("loraAdapter", DEFAULT_LORA_ADAPTER)
@@ -176,12 +183,16 @@ def _revision(entry: Section) -> str:
     )
 
 
-def _team(entry: Section, teams: set[str], *, required: bool) -> str:
+def _team(entry: Section, teams: set[str], refused: frozenset[str], *, required: bool) -> str:
+    """The workload's team; a name the scheduling tree refused is reported there only."""
+    written = entry.value.get("team")
+    if isinstance(written, str) and written in refused:
+        return written
     names = sorted(teams)
     team = entry.string(
         "team", required=required, hint=f"name the team that runs it: {choices_text('', names)}"
     )
-    if team and team not in teams:
+    if team and team not in teams and team not in refused:
         entry.problem(
             join(entry.path, "team"),
             f"unknown team {team!r}; teams are: {choices_text(team, names)}",

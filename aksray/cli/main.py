@@ -147,6 +147,10 @@ def _run(args: argparse.Namespace) -> int:
             return _invalid(result, args)
         if args.command == "render":
             return _render(result, args.out)
+        if args.command == "verify":
+            from aksray.cli.verify import run as verify
+
+            return verify(result, args.kubeconfig)
         change = None
         if since is not None:
             try:

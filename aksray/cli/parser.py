@@ -184,4 +184,28 @@ def build_parser() -> argparse.ArgumentParser:
     from aksray.cli.rehearse import add_parser as add_rehearse
 
     add_rehearse(commands, _add_source, epilog=epilog("rehearse"), formatter_class=HelpFormat)
+    _add_verify(commands)
     return parser
+
+
+def _add_verify(commands: Any) -> None:
+    verify = commands.add_parser(
+        "verify",
+        help="read a live cluster and say where it differs from the stack's plan",
+        description="Plan the stack offline, then read the cluster of --kubeconfig: the "
+        "controllers' versions, the actions KAI's scheduler runs, Kueue's configuration, and "
+        "every ClusterQueue, LocalQueue, AdmissionCheck, KAI queue, flavor, priority class and "
+        "admission policy of the stack, present, as the plan declares it and active. One "
+        "`drift:` line per difference; `note:` lines say what does not fail.",
+        epilog=epilog("verify"),
+        formatter_class=HelpFormat,
+    )
+    _add_source(verify)
+    verify.add_argument(
+        "--kubeconfig",
+        metavar="FILE",
+        type=Path,
+        required=True,
+        help="the cluster's kubeconfig (its current context; a client certificate, a token, or "
+        "a credential plugin such as AKS's kubelogin)",
+    )

@@ -49,6 +49,11 @@ EXIT_MEANINGS: Final[dict[str, dict[int, str]]] = {
         "`make engine`)",
         EXIT_INTERNAL: "the rig failed, or an internal error",
     },
+    "verify": {
+        EXIT_OK: "the cluster holds what the plan says (notes do not fail)",
+        EXIT_PROBLEMS: "a drift (one `drift: ...` line each), or a configuration error",
+        EXIT_USAGE: "a usage error, or the cluster cannot be reached with the kubeconfig",
+    },
 }
 
 EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
@@ -63,6 +68,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "aksray rehearse --stack dev --scenario inference-preempts-training",
         "aksray rehearse --stack prod --scenario all --json",
     ),
+    "verify": ("aksray verify --stack prod --kubeconfig ~/.kube/config",),
 }
 
 

@@ -20,6 +20,8 @@ from typing import Any, Final
 
 import yaml
 
+from components.kube_credentials import exec_token
+
 FIELD_MANAGER: Final = "aksray-rehearse"
 
 
@@ -43,8 +45,11 @@ class Credentials:
     token: str | None = None
 
 
-def credentials_from_kubeconfig(path: Path, context: str | None = None) -> Credentials:
-    """Server and credentials of a kubeconfig context (certificates or a token, not exec)."""
+def credentials_from_kubeconfig(
+    path: Path, context: str | None = None, *, allow_exec: bool = False
+) -> Credentials:
+    """Server and credentials of a kubeconfig context: certificates or a token, and with
+    `allow_exec` the token of its credential plugin (AKS: kubelogin), taken once."""
     config = yaml.safe_load(path.read_text(encoding="utf-8"))
     name = context or config.get("current-context")
     ctx = next(c["context"] for c in config["contexts"] if c["name"] == name)
@@ -62,7 +67,9 @@ def credentials_from_kubeconfig(path: Path, context: str | None = None) -> Crede
             return str(target)
         return None
 
-    if "exec" in user or "auth-provider" in user:
+    if "exec" in user and allow_exec:
+        user = {**user, "token": exec_token(user["exec"])}
+    elif "exec" in user or "auth-provider" in user:
         raise ValueError(
             f"kubeconfig user {ctx['user']!r} signs in through a plugin; give a context with a "
             "client certificate or a token (kind's kubeconfig has one)"

@@ -92,6 +92,9 @@ _AZURE_NAME_INPUT: Final[dict[str, str]] = {
     "azure-native:monitor:DataCollectionRule": "dataCollectionRuleName",
     "azure-native:monitor:DataCollectionRuleAssociation": "associationName",
     "azure-native:dashboard:Grafana": "workspaceName",
+    "azure-native:containerregistry:Registry": "registryName",
+    "azure-native:containerregistry:CredentialSet": "credentialSetName",
+    "azure-native:containerregistry:CacheRule": "cacheRuleName",
 }
 
 
@@ -117,12 +120,30 @@ def _grafana(args: MockResourceArgs) -> dict[str, Any]:
     }
 
 
+def _registry(args: MockResourceArgs) -> dict[str, Any]:
+    name = args.inputs.get("registryName", args.name)
+    return {"name": name, "loginServer": f"{name}.azurecr.io"}
+
+
+def _credential_set(args: MockResourceArgs) -> dict[str, Any]:
+    name = args.inputs.get("credentialSetName", args.name)
+    return {
+        "name": name,
+        "identity": {
+            **dict(args.inputs.get("identity") or {}),
+            "principalId": placeholder(f"principal id of credential set {name}"),
+        },
+    }
+
+
 _COMPUTED: Final[dict[str, Callable[[MockResourceArgs], dict[str, Any]]]] = {
     "random:index/randomString:RandomString": _random_string,
     "azure-native:containerservice:ManagedCluster": _managed_cluster,
     "azure-native:managedidentity:UserAssignedIdentity": _user_assigned_identity,
     "azure-native:storage:StorageAccount": _storage_account,
     "azure-native:dashboard:Grafana": _grafana,
+    "azure-native:containerregistry:Registry": _registry,
+    "azure-native:containerregistry:CredentialSet": _credential_set,
 }
 
 

@@ -5,6 +5,7 @@
 #       pulumi                        Pulumi CLI            (github.com/pulumi/pulumi/pkg/v3/cmd/pulumi)
 #       pulumi-language-python        Python language host  (see versions.env for where it comes from)
 #       pulumi-language-python-exec   its executor script   (from sdk/v3 at PULUMI_VERSION), mode 0755
+#       pulumi-resource-pulumi-python the Python dynamic provider host (a script, sdk/v3 likewise)
 #       pulumi-resource-kubernetes    Kubernetes provider   (github.com/pulumi/pulumi-kubernetes/provider/v4)
 #
 # Versions come from scripts/engine/versions.env (the Python side reads the same file).
@@ -198,6 +199,14 @@ py_exec() {
   [ -n "$dir" ] || { echo "error: go mod download $SDK@v$PULUMI_VERSION gave no Dir"; return 1; }
   install -m 0755 "$dir/python/cmd/pulumi-language-python-exec" "$bin/pulumi-language-python-exec"
 }
+# The CLI starts it for `pulumi.dynamic` resources (the program's wait for the deployer's
+# access, components/deployer_access.py), as the released CLI ships it beside the language host.
+py_dynamic() {
+  local dir
+  dir=$(module_dir "$SDK@v$PULUMI_VERSION")
+  [ -n "$dir" ] || { echo "error: go mod download $SDK@v$PULUMI_VERSION gave no Dir"; return 1; }
+  install -m 0755 "$dir/python/dist/pulumi-resource-pulumi-python" "$bin/pulumi-resource-pulumi-python"
+}
 
 if ! wanted python; then
   say "pulumi-language-python: not requested"
@@ -209,6 +218,10 @@ else
   step "pulumi-language-python: compile" "$logs/python.log" py_compile
   step "pulumi-language-python-exec (sdk/v3 v$PULUMI_VERSION): install" "$logs/python.log" py_exec
   echo "$py_stamp" >"$bin/.stamp-python"
+fi
+
+if wanted python && [ ! -x "$bin/pulumi-resource-pulumi-python" ]; then
+  step "pulumi-resource-pulumi-python (sdk/v3 v$PULUMI_VERSION): install" "$logs/python.log" py_dynamic
 fi
 
 # --- 3. Kubernetes provider -------------------------------------------------------------------

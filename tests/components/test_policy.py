@@ -40,6 +40,8 @@ CLUSTER = of_type("azure-native:containerservice:ManagedCluster")
 GPU_POOL = of_type("azure-native:containerservice:AgentPool", "pool-a100")
 DATA_ROLE = of_type("azure-native:authorization:RoleAssignment", "blob-contributor")
 ADMIN_ROLE = of_type("azure-native:authorization:RoleAssignment", "deployer-admin")
+ACR_PULL = of_type("azure-native:authorization:RoleAssignment", "acr-pull")
+SECRET_READER = of_type("azure-native:authorization:RoleAssignment", "dockerhub-username")
 RELEASE = of_type("kubernetes:helm.sh/v3:Release", "kueue")
 NAMESPACE = of_type("kubernetes:core/v1:Namespace")
 OWNER = "/subscriptions/s/providers/Microsoft.Authorization/roleDefinitions/" + (
@@ -115,6 +117,23 @@ BREAKS: list[tuple[str, Select, Callable[[Inputs], None], str | None]] = [
         ADMIN_ROLE,
         setter("scope", value="/subscriptions/s"),
         "scope",
+    ),
+    (
+        # AcrPull on the registry's whole resource group, not the registry.
+        "role-assignments-scoped-to-storage",
+        ACR_PULL,
+        setter("scope", value="/subscriptions/s/resourceGroups/rg-aksray-prod"),
+        "scope",
+    ),
+    (
+        # Key Vault Secrets User on the whole vault: every secret in it, not one.
+        "role-assignments-scoped-to-storage",
+        SECRET_READER,
+        setter(
+            "scope",
+            value="/subscriptions/s/resourceGroups/rg/providers/Microsoft.KeyVault/vaults/kv",
+        ),
+        None,
     ),
     (
         "no-plain-text-secrets",

@@ -98,6 +98,15 @@ def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
         "in docs/aks.md)",
         'an admin must grant "Grafana Editor" on Grafana amg-prod to the ServicePrincipal that '
         "runs `pulumi up` (it provisions the dashboards; commands in docs/aks.md)",
+        'an admin must grant "AcrPull" on the stack\'s image cache registry to the kubelet '
+        "identity of cluster aks-aksray-prod (its nodes pull the Ray image through it; commands "
+        "in docs/aks.md)",
+        *(
+            f'an admin must grant "Key Vault Secrets User" on secret {secret} of Key Vault '
+            "kv-aksray-prod to the identity of the image cache registry's credential set "
+            "dockerhub (it pulls from Docker Hub with them; commands in docs/aks.md)"
+            for secret in ("dockerhub-username", "dockerhub-token")
+        ),
         *(
             f'an admin must grant "Storage Blob Data {role}" on Blob container {container} to '
             f"identity id-aksray-prod-{team} (team {team}'s Ray pods reach Blob with it: "

@@ -17,9 +17,25 @@ from manifests.aks import gpu_pool_args
 
 
 @pytest.mark.parametrize(
-    ("text", "millis"), [(16, 16000), ("16", 16000), ("500m", 500), ("1.5", 1500), ("0", 0)]
+    ("text", "millis"),
+    [
+        (16, 16000),
+        ("16", 16000),
+        ("500m", 500),
+        ("1.5", 1500),
+        ("0", 0),
+        (".5", 500),
+        ("5.", 5000),
+        ("+2", 2000),
+        ("5E-3", 5),
+        ("2e1", 20000),
+        ("500000u", 500),
+        ("1k", 1_000_000),
+        (2.5, 2500),
+    ],
 )
 def test_cpu_quantities(text: object, millis: int) -> None:
+    """Kubernetes' quantity grammar (k8s.io/apimachinery pkg/api/resource/quantity.go)."""
     assert parse_cpu_millis(text) == millis
 
 
@@ -31,16 +47,31 @@ def test_cpu_quantities(text: object, millis: int) -> None:
         ("1G", 10**9),
         (1024, 1024),
         ("1.5Gi", 3 * 2**29),
+        ("1e11", 10**11),
+        ("100e9", 10**11),  # how the API server writes `1e11` back
+        ("1.2E11", 12 * 10**10),
+        ("+1.2e+11", 12 * 10**10),
+        (1e11, 10**11),  # a YAML 1.2 number
+        ("2000m", 2),
+        ("1E", 10**18),  # exa, not an exponent
     ],
 )
 def test_memory_quantities(text: object, num: int) -> None:
     assert parse_memory_bytes(text) == num
 
 
-@pytest.mark.parametrize("bad", ["64Gb", "64 Gi", "-1", "1e3", "", True, None, "0.5m"])
+@pytest.mark.parametrize(
+    "bad", ["64Gb", "64 Gi", "-1", "1e3m", "1K", "e3", ".", "", True, None, "0.5m", "1e999"]
+)
 def test_malformed_quantities_are_rejected(bad: object) -> None:
     with pytest.raises(QuantityError):
         parse_cpu_millis(bad) if bad != "64Gb" else parse_memory_bytes(bad)
+
+
+@pytest.mark.parametrize("bad", ["1.5", "500m", "1e-3", "0.1Ki"])
+def test_memory_is_whole_bytes(bad: str) -> None:
+    with pytest.raises(QuantityError, match="not a whole number of bytes"):
+        parse_memory_bytes(bad)
 
 
 def test_quantities_format_back_exactly() -> None:

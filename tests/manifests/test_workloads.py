@@ -270,7 +270,9 @@ def test_pods_identity_image_and_placement(stack: str, workload: str) -> None:
         if template is not head:
             assert "nodeSelector" not in pod
         (container,) = pod["containers"]
-        assert container["image"] == RAY_IMAGE
+        # prod pulls through its image cache registry (tests/components/test_image_cache.py).
+        registry = "aksrayprodxxxxxxxx.azurecr.io/" if stack.startswith("prod") else ""
+        assert container["image"] == registry + RAY_IMAGE
         resources = container["resources"]
         assert resources["requests"].get("nvidia.com/gpu") == resources["limits"].get(
             "nvidia.com/gpu"

@@ -36,7 +36,8 @@ HEADINGS = [
     "### Errors and warnings",
     "### Organisation and quotas",
     "### Summary",
-    "#### Pools (node allocatable = VM size minus AKS reservations)",
+    "#### Pools (node allocatable = the VM as its kernel reports it minus AKS reservations; "
+    "daemon sets = what each GPU node's daemon sets request of it)",
     "#### Queues (Kueue ClusterQueue per team, one cohort per department)",
     "#### KAI queues (placement only: the quota is Kueue's, above; KAI actions: allocate)",
     "#### Workloads (staged: planned and checked, submitted once "

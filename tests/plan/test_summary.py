@@ -41,7 +41,8 @@ def test_dev_pools() -> None:
             "idleGpuNodes": 0,
             "idleGpus": 0,
             # 8 vCPU - 180m; 32 GiB - (20 MiB x 250 + 50 MiB) - 100 MiB
-            "nodeAllocatable": {"gpu": 0, "cpu": "7820m", "memory": "27618Mi"},
+            "nodeAllocatable": {"gpu": 0, "cpu": "7820m", "memory": "26850Mi"},
+            "daemonSets": {"gpu": 0, "cpu": "0", "memory": "0"},
         },
         {
             "pool": "a100",
@@ -56,7 +57,9 @@ def test_dev_pools() -> None:
             "idleGpuNodes": 0,
             "idleGpus": 0,
             # 24 vCPU - 340m; 220 GiB - 5050 MiB - 100 MiB
-            "nodeAllocatable": {"gpu": 1, "cpu": "23660m", "memory": "220130Mi"},
+            # 220 GiB as the kernel reports it (221504Mi) less 5050Mi + 100Mi
+            "nodeAllocatable": {"gpu": 1, "cpu": "23660m", "memory": "216354Mi"},
+            "daemonSets": {"gpu": 0, "cpu": "425m", "memory": "814Mi"},
         },
     ]
 
@@ -78,7 +81,7 @@ def test_dev_queues() -> None:
                 },
                 {
                     "flavor": "a100",
-                    "nominal": {"cpu": "118300m", "memory": "1100650Mi", "gpu": 5},
+                    "nominal": {"cpu": "116175m", "memory": "1077700Mi", "gpu": 5},
                     "borrowingLimit": None,
                     "lendingLimit": None,
                 },
@@ -108,7 +111,7 @@ def test_dev_workloads() -> None:
         "flavor": "cpu",
         "mayUse": ["cpu"],
         "vmSize": "Standard_D8ds_v6",
-        "podsPerNode": {"cpu": 3},  # 7820m / 2000m and 27618Mi / 8Gi
+        "podsPerNode": {"cpu": 3},  # 7820m / 2000m and 26850Mi / 8Gi
         "fitsNode": True,
         "gpusUsedPerNode": None,
     }
@@ -155,7 +158,7 @@ def test_dev_workloads() -> None:
     stage = workload("model-stage", "RayJob", "train", 50, 0)
     small_head = head | {
         "requests": {"gpu": 0, "cpu": "1", "memory": "4Gi"},
-        "podsPerNode": {"cpu": 6},  # 7820m / 1000m and 27618Mi / 4Gi
+        "podsPerNode": {"cpu": 6},  # 7820m / 1000m and 26850Mi / 4Gi
     }
     stage["podSets"] = [small_head]  # a copy on the head: no GPU worker
     # dev ships its endpoint off: only the (staged) jobs are planned.
@@ -170,7 +173,7 @@ def test_dev_workloads() -> None:
 def test_summary_text_shows_the_same_numbers() -> None:
     text = "\n".join(summary_lines(_dev_summary()))
     assert "a100  Standard_NC24ads_A100_v4  A100 80GB PCIe  1          0..5   no    5" in text
-    assert "team-a  research  a100    5            118300m      1100650Mi" in text
+    assert "team-a  research  a100    5            116175m      1077700Mi" in text
     assert (
         "KAI queues (placement only: the quota is Kueue's, above; KAI actions: allocate):\n"
         "  queue     parent    quota      limit\n"

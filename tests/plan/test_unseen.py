@@ -23,19 +23,30 @@ def _plan(tmp_path: Path, document: dict[str, Any] | str) -> tuple[int, list[str
     return run.code, run.stderr.splitlines()
 
 
-@pytest.mark.parametrize("disabled", [["*"], ["azure-native", "random"]])
+@pytest.mark.parametrize(
+    ("disabled", "packages", "counts"),
+    [
+        # `*` also bars the Python dynamic provider of the deployer's access wait.
+        (
+            ["*"],
+            "azure-native, pulumi-python, random",
+            "18 azure-native, 1 pulumi-python, 1 random",
+        ),
+        (["azure-native", "random"], "azure-native, random", "18 azure-native, 1 random"),
+    ],
+)
 def test_disabling_the_default_providers_the_program_uses_is_an_error(
-    tmp_path: Path, disabled: list[str]
+    tmp_path: Path, disabled: list[str], packages: str, counts: str
 ) -> None:
     document = minimal()
     config(document)[KEY] = disabled
     code, lines = _plan(tmp_path, document)
     assert code == 1
     assert lines == [
-        f"error: {KEY}: turns off the default provider of azure-native, random, but this "
-        "program creates 18 azure-native, 1 random resources with it (only its Kubernetes "
+        f"error: {KEY}: turns off the default provider of {packages}, but this "
+        f"program creates {counts} resources with it (only its Kubernetes "
         "resources have an explicit provider), and `pulumi up` would refuse the first one; "
-        "remove azure-native, random from the list (or the key); the offline plan does not "
+        f"remove {packages} from the list (or the key); the offline plan does not "
         "apply it"
     ]
 

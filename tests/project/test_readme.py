@@ -76,6 +76,8 @@ def _expected_defaults() -> dict[str, str]:
         "cluster.localAccounts": _yaml(d.DEFAULT_LOCAL_ACCOUNTS),
         "cluster.deployerPrincipalType": d.DEFAULT_DEPLOYER_PRINCIPAL_TYPE,
         "cluster.createRoleAssignments": _yaml(d.DEFAULT_CREATE_ROLE_ASSIGNMENTS),
+        "cluster.imageCache": f"{{enabled: {_yaml(d.DEFAULT_IMAGE_CACHE_ENABLED)}, "
+        f"sku: {d.DEFAULT_REGISTRY_SKU}}}",
         "cluster.maintenanceWindow": f"{{dayOfWeek: {window.day_of_week}, startTime: "
         f'"{window.start_time}", durationHours: {window.duration_hours}, utcOffset: '
         f'"{window.utc_offset}", intervalWeeks: {window.interval_weeks}}}',

@@ -153,8 +153,8 @@ def test_kai_demo_inference_preempts_training_in_one_team_through_kueue() -> Non
         for f in queue["spec"]["resourceGroups"][0]["flavors"]
     }
     assert flavors == {
-        "cpu": {"cpu": "15640m", "memory": "55236Mi", GPU: 0},
-        "gpu": {"cpu": "47320m", "memory": "440260Mi", GPU: 2},
+        "cpu": {"cpu": "15640m", "memory": "53700Mi", GPU: 0},
+        "gpu": {"cpu": "46470m", "memory": "431080Mi", GPU: 2},
     }
     assert queue["spec"]["preemption"] == {
         "reclaimWithinCohort": "Any",

@@ -103,7 +103,7 @@ def test_the_issue_stack_two_teams_on_an_nd96_run_an_eight_gpu_gang(tmp_path: An
     gpu = qwen.pod_sets[1]
     assert (gpu.flavor, gpu.pods_per_node["gpu"]) == ("gpu", 8)
     share = gpu_share("Standard_ND96isr_H100_v5")
-    assert (share["cpu"], share["memory"] // 2**20) == (11_867, 242_556)
+    assert (share["cpu"], share["memory"] // 2**20) == (11_814, 238_622)
     assert per_gpu(WORKLOADS["qwen-lora"]).fits_in(share)
 
 
@@ -116,8 +116,27 @@ def test_cpu_per_gpu_above_the_share_is_reported_at_the_key(tmp_path: Any) -> No
     assert [e.path for e in errors if "per GPU" in e.message] == ["workloads.qwen-lora.cpuPerGpu"]
     message = next(e.message for e in errors if e.path == "workloads.qwen-lora.cpuPerGpu")
     assert "qwen-lora asks 12 CPU per GPU" in message
-    assert "pool gpu is 11.867 CPU" in message
-    assert "lower cpuPerGpu to at most 11.867 CPU" in message
+    assert "pool gpu is 11.814 CPU" in message
+    assert "lower cpuPerGpu to at most 11.814 CPU" in message
+
+
+def test_the_issues_ask_leaves_no_room_for_the_daemon_sets_and_is_refused(tmp_path: Any) -> None:
+    """`cpuPerGpu: 11867m` on Standard_ND96isr_H100_v5 (allocatable / 8) planned as 8/8 GPUs
+    while a real node, whose daemon sets request 425m, fits 7: now an error naming the
+    workload, the pool and both numbers, and the node's parts; the share itself plans."""
+    document = _two_teams_on("Standard_ND96isr_H100_v5", 8)
+    document["config"][P + "workloads"]["qwen-lora"]["cpuPerGpu"] = "11867m"
+    result = run_program(write_stack(tmp_path, document, "Pulumi.dev.yaml"), stack="dev")
+    errors = [e for e in run_checks(plan(result)).errors if "per GPU" in e.message]
+    assert [e.path for e in errors] == ["workloads.qwen-lora.cpuPerGpu"]
+    assert errors[0].message.startswith(
+        "qwen-lora asks 11.867 CPU per GPU, but one GPU's share of a Standard_ND96isr_H100_v5 "
+        "node of pool gpu is 11.814 CPU ((node allocatable 94.94 CPU less the GPU node's daemon "
+        "sets' 0.425 CPU) / 8 GPUs)"
+    )
+    document["config"][P + "workloads"]["qwen-lora"]["cpuPerGpu"] = "11814m"
+    result = run_program(write_stack(tmp_path, document, "Pulumi.dev.yaml"), stack="dev")
+    assert [e for e in run_checks(plan(result)).errors if "per GPU" in e.message] == []
 
 
 def test_a_minimum_above_the_share_is_reported_at_the_pools_vm_size(tmp_path: Any) -> None:
@@ -127,7 +146,7 @@ def test_a_minimum_above_the_share_is_reported_at_the_pools_vm_size(tmp_path: An
     errors = [e for e in run_checks(plan(result)).errors if "per GPU" in e.message]
     assert [e.path for e in errors] == ["cluster.gpuPools[0].vmSize"]
     assert "qwen-lora asks 11 CPU, 96Gi per GPU" in errors[0].message
-    assert "Standard_NC8as_T4_v3 node of pool gpu is 7.82 CPU" in errors[0].message
+    assert "Standard_NC8as_T4_v3 node of pool gpu is 7.395 CPU" in errors[0].message
     assert "payload's minimum (10 CPUs for LLaMA-Factory" in errors[0].message
 
 

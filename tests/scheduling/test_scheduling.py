@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from catalog.node_overhead import GPU_NODE_DAEMON_SETS
 from catalog.pools import GPU_TAINT, POOL_LABEL_KEY, SPOT_TAINT
 from manifests.kai import kai_queues
 from manifests.kueue import (
@@ -21,10 +22,13 @@ from manifests.kueue import (
 from scheduling.amounts import Amounts
 from scheduling.nodes import (
     MIB,
+    daemon_set_requests,
     gpu_share,
     kube_reserved_cpu_millis,
     kube_reserved_memory_bytes,
     node_allocatable,
+    node_capacity,
+    node_free,
     pool_capacity,
 )
 from scheduling.queues import effective_limit, effective_quota
@@ -61,17 +65,66 @@ def test_kube_reserved_memory_is_the_lesser_of_the_pod_formula_and_a_quarter() -
     assert kube_reserved_memory_bytes(880 * GIB) == 5050 * MIB
 
 
+def test_node_capacity_is_the_memory_the_kernel_reports() -> None:
+    """nominal x 63/64 - 256 MiB: below, and within 0.3 GiB of, capacities AKS nodes reported
+    (catalog/node_overhead.py names each)."""
+    assert node_capacity("Standard_NC24ads_A100_v4") == Amounts.of(
+        cpu=24000, memory=(225280 * 63 // 64 - 256) * MIB, gpu=1
+    )
+    for vm_size, reported_kib in (
+        ("Standard_NC4as_T4_v3", 28736340),
+        ("Standard_D4ds_v6", 16403296),
+    ):
+        gap = reported_kib * 1024 - node_capacity(vm_size)["memory"]
+        assert 0 < gap < 0.3 * GIB, (vm_size, gap)
+
+
 def test_node_allocatable() -> None:
+    """Capacity less kube-reserved (25% cap taken of the nominal size) and the eviction
+    threshold."""
     assert node_allocatable("Standard_NC24ads_A100_v4") == Amounts.of(
-        cpu=24000 - 340, memory=(220 * 1024 - 5050 - 100) * MIB, gpu=1
+        cpu=24000 - 340, memory=(221504 - 5050 - 100) * MIB, gpu=1
     )
     assert node_allocatable("Standard_D8ds_v6") == Amounts.of(
-        cpu=7820, memory=(32 * 1024 - 5150) * MIB, gpu=0
+        cpu=7820, memory=(32000 - 5150) * MIB, gpu=0
     )
-    # 4 GPUs per node: each GPU's share, in whole millicores and whole MiB.
+    # 16 GiB: the 25% cap (4096 MiB) is of the nominal 16384 MiB, not of the 15872 MiB capacity.
+    assert node_allocatable("Standard_D4ds_v6")["memory"] == (15872 - 4096 - 100) * MIB
+
+
+def test_a_gpu_nodes_daemon_sets_are_taken_before_the_stacks_pods() -> None:
+    """425m CPU and 814Mi on every GPU node (catalog/node_overhead.py, each with its source);
+    none modelled on CPU nodes."""
+    assert [(d.name, d.cpu_millis, d.memory_mib) for d in GPU_NODE_DAEMON_SETS] == [
+        ("cilium", 100, 100),
+        ("azure-cns", 40, 250),
+        ("azure-ip-masq-agent", 100, 50),
+        ("cloud-node-manager", 50, 50),
+        ("csi-azuredisk-node", 30, 60),
+        ("csi-azurefile-node", 30, 60),
+        ("ama-metrics-node", 70, 180),
+        ("gpu-operator-node-feature-discovery-worker", 5, 64),
+    ]
+    assert daemon_set_requests("Standard_ND96isr_H100_v5") == Amounts.of(
+        cpu=425, memory=814 * MIB, gpu=0
+    )
+    assert node_free("Standard_ND96isr_H100_v5") == Amounts.of(
+        cpu=94940 - 425, memory=(1914944 - 5150 - 814) * MIB, gpu=8
+    )
+    assert node_free("Standard_D8ds_v6") == node_allocatable("Standard_D8ds_v6")
+
+
+def test_one_gpus_share_is_what_is_free_for_pods_over_the_gpus() -> None:
+    """In whole millicores and whole MiB: N shares are exactly N pods' requests."""
     assert gpu_share("Standard_NC96ads_A100_v4") == Amounts.of(
-        cpu=23735, memory=223992 * MIB, gpu=1
+        cpu=94515 // 4, memory=880820 // 4 * MIB, gpu=1
     )
+    share = gpu_share("Standard_ND96isr_H100_v5")
+    assert share == Amounts.of(cpu=11814, memory=238622 * MIB, gpu=1)
+    # The issue's ask: 11867m (the old share, allocatable / 8) fits 7 to a node, not 8.
+    old = Amounts.of(cpu=11867, memory=share["memory"], gpu=1)
+    assert old.copies_in(node_free("Standard_ND96isr_H100_v5")) == 7
+    assert share.copies_in(node_free("Standard_ND96isr_H100_v5")) == 8
 
 
 def test_gpu_flavor_cpu_and_memory_default_to_the_gpu_share() -> None:
@@ -79,7 +132,7 @@ def test_gpu_flavor_cpu_and_memory_default_to_the_gpu_share() -> None:
     team = settings.scheduling.team("team-a")
     # a100: {gpu: 5} on Standard_NC24ads_A100_v4 (1 GPU per node)
     assert effective_quota(team, "a100", settings) == Amounts.of(
-        cpu=5 * 23660, memory=5 * 220130 * MIB, gpu=5
+        cpu=5 * 23235, memory=5 * 215540 * MIB, gpu=5
     )
     assert effective_quota(team, "cpu", settings) == Amounts.of(cpu=10000, memory=40 * GIB, gpu=0)
 
@@ -88,13 +141,13 @@ def test_limits_take_the_gpu_share_and_lending_never_exceeds_the_quota() -> None
     settings = settings_of("prod")
     nlp = settings.scheduling.team("nlp")
     assert effective_limit(nlp, "a100", "borrowingLimit", settings) == {
-        "cpu": 8 * 23735,
-        "memory": 8 * 223992 * MIB,
+        "cpu": 8 * 23628,
+        "memory": 8 * 220205 * MIB,
         GPU: 8,
     }
     assert effective_limit(nlp, "a100", "lendingLimit", settings) == {
-        "cpu": 4 * 23735,
-        "memory": 4 * 223992 * MIB,
+        "cpu": 4 * 23628,
+        "memory": 4 * 220205 * MIB,
         GPU: 4,
     }
     # The CPU flavor never borrows GPUs; cpu/memory without a limit borrow freely.
@@ -111,7 +164,7 @@ def test_limits_take_the_gpu_share_and_lending_never_exceeds_the_quota() -> None
         ),
     )
     lent = effective_limit(custom.scheduling.team("team-a"), "a100", "lendingLimit", custom)
-    assert lent["cpu"] == 10000  # 2 x 23660m would exceed the 10 CPUs the team has
+    assert lent["cpu"] == 10000  # 2 x 23235m would exceed the 10 CPUs the team has
 
 
 def test_unlimited_is_the_whole_pool() -> None:
@@ -119,10 +172,10 @@ def test_unlimited_is_the_whole_pool() -> None:
     team = settings.scheduling.team("team-a")
     assert effective_quota(team, "gpu", settings) == pool_capacity(settings.cluster, "gpu")
     assert pool_capacity(settings.cluster, "gpu") == Amounts.of(
-        cpu=2 * 23660, memory=2 * 220130 * MIB, gpu=2
+        cpu=2 * 23235, memory=2 * 215540 * MIB, gpu=2
     )
     assert effective_quota(team, "cpu", settings) == Amounts.of(
-        cpu=2 * 7820, memory=2 * 27618 * MIB, gpu=0
+        cpu=2 * 7820, memory=2 * 26850 * MIB, gpu=0
     )
 
 
@@ -176,7 +229,7 @@ def test_the_serving_queue_of_prod_exactly() -> None:
     settings = settings_of("prod")
     queue = cluster_queue(settings.scheduling.team("serving"), settings)
     assert queue["metadata"]["name"] == "serving"
-    share_a100, share_h100 = "189880m", "94936m"  # 8 x 23735m; 8 x (96000-1060)/8 = 8 x 11867m
+    share_a100, share_h100 = "189024m", "94512m"  # 8 x 23628m; 8 x (96000-1060-425)/8 = 8 x 11814m
     # serving runs the endpoint only in its own quota: it borrows nothing (and lends nothing).
     assert queue["spec"]["resourceGroups"][0]["flavors"] == [
         {
@@ -198,7 +251,7 @@ def test_the_serving_queue_of_prod_exactly() -> None:
                 },
                 {
                     "name": "memory",
-                    "nominalQuota": "1791936Mi",
+                    "nominalQuota": "1761640Mi",  # 8 x 220205Mi
                     "borrowingLimit": "0",
                     "lendingLimit": "0",
                 },
@@ -216,7 +269,7 @@ def test_the_serving_queue_of_prod_exactly() -> None:
                 },
                 {
                     "name": "memory",
-                    "nominalQuota": "1940448Mi",
+                    "nominalQuota": "1908976Mi",  # 8 x 238622Mi
                     "borrowingLimit": "0",
                     "lendingLimit": "0",
                 },

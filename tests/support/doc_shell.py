@@ -132,6 +132,10 @@ PLACES: Final[dict[str, Place]] = {
         "each command starts the rig for minutes; make rehearse-test plays these stacks and "
         "scenarios under .ci/run where the rig is cached, and tests/cli tests the refusals",
     ),
+    "docs/verify.md#verify": Place(
+        Where.AZURE,
+        "reads a deployed cluster; on the rig by tests/rehearse/test_verify.py",
+    ),
     "docs/workloads.md#call-endpoint": Place(Where.AZURE, "needs llm-serve running in a cluster"),
     "docs/workloads.md#token-secret": Place(Where.AZURE, "creates a Secret in a cluster"),
     "docs/workloads.md#start-run": Place(

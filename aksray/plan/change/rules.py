@@ -14,8 +14,6 @@ from aksray.plan.change.paths import covers, parse_path, value_at
 from catalog.immutable_fields import refused_updates
 from catalog.replacement import (
     AZURE_BY_TYPE,
-    BRIDGED_KEYS,
-    BRIDGED_SOURCES,
     EVERY_INPUT,
     HELM_RELEASE,
     HELM_SOURCE,
@@ -24,6 +22,8 @@ from catalog.replacement import (
     K8S_MUTABLE_SWITCH,
     K8S_PROVIDER_SOURCE,
     K8S_SOURCE,
+    KEYED_KEYS,
+    KEYED_SOURCES,
     AzureRow,
 )
 
@@ -46,7 +46,7 @@ def known_type(type_: str) -> bool:
     stacks register to it; an unknown one is planned as its provider's plain update)."""
     if type_.startswith(AZURE_PREFIX):
         return type_ in AZURE_BY_TYPE
-    return type_.startswith((K8S_PREFIX, PROVIDER_PREFIX)) or type_ in BRIDGED_KEYS
+    return type_.startswith((K8S_PREFIX, PROVIDER_PREFIX)) or type_ in KEYED_KEYS
 
 
 def group_kind(resource_type: str, inputs: Mapping[str, Any]) -> tuple[str, str]:
@@ -91,7 +91,7 @@ def provider_reasons(
         return _kubernetes(resource, changes, provider)
     if type_ == K8S_PROVIDER:
         return _keys(changes, K8S_PROVIDER_CLUSTER_INPUTS, "DiffConfig", K8S_PROVIDER_SOURCE)
-    if type_ in BRIDGED_KEYS:
+    if type_ in KEYED_KEYS:
         return _bridged(type_, changes, old_inputs, resource.inputs)
     return []
 
@@ -144,9 +144,9 @@ def _bridged(
     old_inputs: Mapping[str, Any],
     new_inputs: Mapping[str, Any],
 ) -> list[Reason]:
-    source = BRIDGED_SOURCES[type_]
+    source = KEYED_SOURCES[type_]
     reasons = []
-    for key in BRIDGED_KEYS[type_]:
+    for key in KEYED_KEYS[type_]:
         if key == EVERY_INPUT:
             reasons += [Reason(c.path, "ForceNew", source) for c in changes]
         elif key in _JSON_FIELD_KEYS:

@@ -36,8 +36,9 @@ Errors:
   cluster), named by the setting behind the value; and any custom resource the stack itself
   registers whose CRD nothing installs (a release, AKS's metrics add-on, a Prometheus Operator
   the stack file declares);
-- endpoints never evicted: a RayService that something in its team outranks, or that may run
-  on borrowed quota (KubeRay 1.7 keeps a suspended RayService's cluster running);
+- endpoint evictions: a RayService that something in its team outranks (an error), or that may
+  run on borrowed quota (a warning: reclaim evicts the whole endpoint; KubeRay 1.6.2 suspends
+  its cluster in place and the GPUs go to the lender);
 - endpoints never on spot: a RayService whose GPU pods Kueue places on a spot pool (a warning
   when only a flavor it falls back to is spot);
 - model fits the GPU: a workload whose GPU pods get GPUs with less memory than its model needs

@@ -1,5 +1,6 @@
-"""Warnings about the Azure side: role assignments the stack leaves to an admin, and a Free
-AKS tier on a cluster bigger than that tier is meant for."""
+"""Warnings about the Azure side: role assignments the stack leaves to an admin, a Free AKS tier
+on a cluster bigger than that tier is meant for, and GPU nodes that would each pull the Ray
+image from Docker Hub without credentials."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ from typing import Final
 from aksray.plan.checks.findings import Findings
 from aksray.plan.model.plan import Plan
 from catalog.azure import FREE_TIER_MAX_NODES
-from manifests.aks import AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME, aks_names
+from catalog.versions import RAY_IMAGE
+from manifests.aks import (
+    ACR_PULL_ROLE_NAME,
+    AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME,
+    KEY_VAULT_SECRETS_USER_ROLE_NAME,
+    aks_names,
+)
 from manifests.identity import BLOB_ROLE_NAMES, team_identities
 from manifests.monitoring import (
     GRAFANA_EDITOR_ROLE_NAME,
@@ -19,6 +26,31 @@ from settings.blob_access import blob_grants
 
 CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
 CLUSTER_TIER: Final = "cluster.tier"
+IMAGE_CACHE: Final = "cluster.imageCache.enabled"
+# Docker Hub's pull limit without credentials, per IPv4 address (or IPv6 /64) and hour (Docker
+# docs, "Docker Hub usage and limits", 2025); a cluster's nodes share its few outbound IPs.
+DOCKER_HUB_ANONYMOUS_PULLS_PER_HOUR: Final = 10
+
+
+def check_image_pulls(plan: Plan, out: Findings) -> None:
+    """Without `cluster.imageCache`, GPU pools that can add more nodes than Docker Hub allows
+    anonymous pulls an hour: a scale-out past it gets 429s (ImagePullBackOff) while the
+    pod-readiness timeout runs."""
+    cluster = plan.settings.cluster
+    if cluster.mode != "aks" or cluster.image_cache.enabled:
+        return
+    nodes = sum(pool.max_count - pool.min_count for pool in cluster.gpu_pools)
+    if nodes <= DOCKER_HUB_ANONYMOUS_PULLS_PER_HOUR:
+        return
+    out.warning(
+        IMAGE_CACHE,
+        f"the GPU pools can add {nodes} nodes and each pulls {RAY_IMAGE} (about 10 GB) from "
+        f"Docker Hub without credentials, which allows {DOCKER_HUB_ANONYMOUS_PULLS_PER_HOUR} "
+        "pulls an hour per IP address while the cluster's nodes share a few outbound IPs: a "
+        "scale-out past that gets 429s (ImagePullBackOff) and runs into the pod-readiness "
+        "timeout; turn on cluster.imageCache (an Azure Container Registry caching the image, "
+        "docs/aks.md)",
+    )
 
 
 def check_free_tier_size(plan: Plan, out: Findings) -> None:
@@ -53,6 +85,7 @@ def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
             "runs `pulumi up` (the stack creates no role assignment; commands in docs/aks.md)",
         )
     _grafana_grants(plan, out)
+    _image_cache_grants(plan, out)
     storage = settings.storage
     if not storage.enabled or storage.existing_account:
         return  # no identities of the stack's own
@@ -68,6 +101,26 @@ def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
             f'an admin must grant "{BLOB_ROLE_NAMES[grant.role]}" on Blob container '
             f"{grant.container} to identity {names[grant.team]} (team {grant.team}'s Ray pods "
             f"reach Blob with it: {grant.reason}; commands in docs/aks.md)",
+        )
+
+
+def _image_cache_grants(plan: Plan, out: Findings) -> None:
+    cache = plan.settings.cluster.image_cache
+    if not cache.enabled:
+        return
+    cluster = aks_names(plan.settings.stack).cluster
+    out.warning(
+        CREATE_ROLE_ASSIGNMENTS,
+        f'an admin must grant "{ACR_PULL_ROLE_NAME}" on the stack\'s image cache registry to the '
+        f"kubelet identity of cluster {cluster} (its nodes pull the Ray image through it; "
+        "commands in docs/aks.md)",
+    )
+    for secret in (cache.username_secret, cache.password_secret):
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{KEY_VAULT_SECRETS_USER_ROLE_NAME}" on secret {secret} of Key '
+            f"Vault {cache.vault_name} to the identity of the image cache registry's credential "
+            "set dockerhub (it pulls from Docker Hub with them; commands in docs/aks.md)",
         )
 
 

@@ -9,7 +9,7 @@ from aksray.plan.model.plan import Plan, PodSetPlan, WorkloadPlan
 from catalog.azure import MAX_POOL_NODES
 from catalog.quantities import RESOURCE_KEYS, UNLIMITED
 from scheduling.amounts import READING_ORDER
-from scheduling.nodes import node_allocatable, pool_capacity
+from scheduling.nodes import node_free, pool_capacity
 from scheduling.queues import effective_quota
 from settings.model import Settings
 
@@ -32,7 +32,7 @@ def check_quotas_fit_pools(settings: Settings, out: Findings) -> None:
         quotas = {team.name: effective_quota(team, flavor, settings) for team in teams}
         capacity = pool_capacity(cluster, flavor)
         vm_size = cluster.pool(flavor).vm_size
-        node = node_allocatable(vm_size)
+        node = node_free(vm_size)
         over: list[str] = []
         nodes_needed = 0
         for resource in READING_ORDER:
@@ -55,8 +55,8 @@ def check_quotas_fit_pools(settings: Settings, out: Findings) -> None:
         max_count = cluster.pool(flavor).max_count
         what = (
             f"the team quotas of flavor {flavor} add up to more than pool {flavor} holds at "
-            f"maxCount {max_count} (x {vm_size}, {amounts(node_amounts(node))} allocatable per "
-            f"node): {'; '.join(over)}"
+            f"maxCount {max_count} (x {vm_size}, {amounts(node_amounts(node))} per node for the "
+            f"stack's pods): {'; '.join(over)}"
         )
         _report_overcommit(settings, out, flavor, what=what, nodes_needed=nodes_needed)
 
@@ -102,7 +102,8 @@ def _report_overcommit(
 
 
 def check_node_fit(plan: Plan, out: Findings) -> None:
-    """Every pod against one node of each flavor Kueue may give it (node allocatable)."""
+    """Every pod against one node of each flavor Kueue may give it (what the stack's pods can
+    request there: node allocatable less the daemon sets')."""
     cluster = plan.settings.cluster
     for workload in plan.workloads:
         for pod_set in workload.pod_sets:
@@ -114,11 +115,12 @@ def check_node_fit(plan: Plan, out: Findings) -> None:
             flavor = pod_set.flavor if pod_set.flavor in too_small else too_small[0]
             assert flavor is not None
             vm_size = cluster.pool(flavor).vm_size
-            node = amounts(node_amounts(node_allocatable(vm_size)))
+            node = amounts(node_amounts(node_free(vm_size)))
             what = (
                 f"{workload.spec.name}'s {pod_set.pod_set.name} pods request {requests} each, "
                 f"but one {vm_size} node of pool {flavor} offers {node} (node allocatable: the "
-                "VM minus AKS's kube-reserved CPU and memory and the eviction threshold)"
+                "VM as its kernel reports it minus AKS's kube-reserved CPU and memory and the "
+                "eviction threshold; on a GPU node less its daemon sets' requests too)"
             )
             path = f"{cluster.pool_path(flavor)}.vmSize"
             if fatal:
@@ -166,7 +168,7 @@ def _nodes_for(workload: WorkloadPlan, flavor: str, vm_size: str) -> int:
     """The fewest nodes of the flavor's pool that could hold every pod the gang puts there: a
     lower bound (each pod set on its own, and each resource summed over them)."""
     on_flavor = [p for p in workload.pod_sets if p.flavor == flavor]
-    node = node_allocatable(vm_size)
+    node = node_free(vm_size)
     by_shape = max(math.ceil(p.pod_set.count / p.pods_per_node[flavor]) for p in on_flavor)
     by_resource = [
         math.ceil(sum(p.pod_set.total.get(resource, 0) for p in on_flavor) / node.get(resource))

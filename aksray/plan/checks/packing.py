@@ -9,7 +9,7 @@ from catalog.pools import CPU_POOL_NAME
 from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
 from scheduling.amounts import READING_ORDER, Amounts
-from scheduling.nodes import gpu_share, node_allocatable
+from scheduling.nodes import daemon_set_requests, gpu_share, node_allocatable
 from scheduling.workers import fits_share, gpus_used_per_node, minimum_per_gpu, per_gpu
 from settings.model import workload_path
 
@@ -50,9 +50,10 @@ def _over_share(plan: Plan, workload: WorkloadPlan, flavor: str, asked: Amounts)
     have = amounts({r: share[r] for r in over})
     head = (
         f"{spec.name} asks {need} per GPU, but one GPU's share of a {vm_size} node of pool "
-        f"{flavor} is {have} (node allocatable {amounts(_node(vm_size))} / {gpus} GPUs): a "
-        f"full node would hold fewer than {gpus} of its workers, stranding GPUs, and team "
-        f"{workload.team.name}'s quota of N GPUs there would not admit N of them"
+        f"{flavor} is {have} ((node allocatable {_node(node_allocatable(vm_size), over)} "
+        f"less the GPU node's daemon sets' {_node(daemon_set_requests(vm_size), over)}) / "
+        f"{gpus} GPUs): a full node would hold fewer than {gpus} of its workers, stranding "
+        f"GPUs, and team {workload.team.name}'s quota of N GPUs there would not admit N of them"
     )
     if raised:
         path = f"{workload_path(spec.name)}.{keys[raised[0]]}"
@@ -68,9 +69,8 @@ def _over_share(plan: Plan, workload: WorkloadPlan, flavor: str, asked: Amounts)
     )
 
 
-def _node(vm_size: str) -> dict[str, int]:
-    node = node_allocatable(vm_size)
-    return {"cpu": node["cpu"], "memory": node["memory"]}
+def _node(node: Amounts, resources: list[str]) -> str:
+    return amounts({r: node[r] for r in resources})
 
 
 def check_full_node(plan: Plan, out: Findings) -> None:

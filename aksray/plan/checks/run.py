@@ -5,7 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
-from aksray.plan.checks.azure import check_free_tier_size, check_role_assignments_left_to_an_admin
+from aksray.plan.checks.azure import (
+    check_free_tier_size,
+    check_image_pulls,
+    check_role_assignments_left_to_an_admin,
+)
 from aksray.plan.checks.capacity import (
     check_gang_fits_pool,
     check_node_fit,
@@ -56,6 +60,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_over_quota_weight,
     check_role_assignments_left_to_an_admin,
     check_free_tier_size,
+    check_image_pulls,
     check_catalogue_staleness,
     check_model_staged,
     check_endpoint_not_on_spot,

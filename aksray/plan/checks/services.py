@@ -1,4 +1,10 @@
-"""Endpoints: a RayService must never be preempted or reclaimed."""
+"""Endpoints: a RayService outranked in its team is refused; one that may borrow is warned about.
+
+What Kueue's eviction of a RayService does was played on the rig with the KubeRay the platform
+ships (v1.6.2; the rehearsal's `endpoint-reclaimed`): Kueue sets `rayClusterConfig.suspend`,
+KubeRay applies it to the running RayCluster in place, its pods are deleted and its GPUs go to
+the workload that evicted it; the endpoint, one workload, is down whole until its quota fits it
+again."""
 
 from __future__ import annotations
 
@@ -13,14 +19,15 @@ from settings.model import workload_path
 
 
 def check_services_never_evicted(plan: Plan, out: Findings) -> None:
-    """A RayService must never be preempted or reclaimed.
+    """An endpoint must not be preempted by its own team (an error) and is warned about when
+    it may run on borrowed quota, which is reclaimed (a warning that says what it costs).
 
-    Kueue 0.19 suspends a RayService through `spec.rayClusterConfig.suspend`, and KubeRay 1.7
-    reads that field only when it creates the RayCluster: an evicted endpoint keeps serving and
-    keeps its GPUs while Kueue has released its quota, so the workload that evicted it waits on
-    nodes that never free up. The endpoint is safe when nothing in its team outranks it
-    (withinClusterQueue: LowerPriority) and it never runs on borrowed quota (only borrowed
-    quota is reclaimed).
+    Kueue 0.19 evicts a RayService whole through `spec.rayClusterConfig.suspend`; KubeRay 1.6.2
+    suspends the running Ray cluster in place and its GPUs come back (played on the rig), so an
+    eviction is an outage of the whole endpoint, not a leak of its GPUs. (KubeRay 1.7.0 passes
+    the suspend only when it creates the cluster: there an evicted endpoint would keep its
+    GPUs.) Nothing in the team outranking it (withinClusterQueue: LowerPriority) keeps the
+    team's own jobs from taking it down; a borrowingLimit of 0 keeps reclaim from it.
     """
     for service in (w for w in plan.workloads if w.spec.kind == "RayService"):
         _check_not_outranked(plan, service, out)
@@ -49,9 +56,10 @@ def _check_not_outranked(plan: Plan, service: WorkloadPlan, out: Findings) -> No
         out.error(
             f"{workload_path(service.spec.name)}.priority",
             f"{listed(outranking)} outrank{'s' if len(outranking) == 1 else ''} "
-            f"{service.spec.name} in team {service.team.name} and would preempt it, but a "
-            "preempted RayService keeps its GPUs (KubeRay 1.7 ignores Kueue's suspend of a "
-            "running RayService): give it the team's highest priority (inference)",
+            f"{service.spec.name} in team {service.team.name} and would preempt it: Kueue evicts "
+            "the whole endpoint (KubeRay 1.6.2 suspends its Ray cluster in place and deletes its "
+            "pods) and it stays down while they run: give it the team's highest priority "
+            "(inference)",
         )
 
 
@@ -74,12 +82,14 @@ def _check_no_borrowing(plan: Plan, service: WorkloadPlan, out: Findings) -> Non
             continue
         # On a GPU flavor the cpu/memory limits follow the gpu limit's share of a node.
         zero = ", ".join(f"{r}: 0" for r in borrowable) if flavor == CPU_POOL_NAME else "gpu: 0"
-        out.error(
+        out.warning(
             f"{settings.scheduling.team_path(service.team.name)}.borrowingLimit.{flavor}",
             f"team {service.team.name} runs {service.spec.name} and may borrow "
-            f"{'/'.join(borrowable)} of flavor {flavor} from its cohort, but borrowed quota "
-            "is reclaimed and a reclaimed RayService keeps its GPUs (KubeRay 1.7 ignores "
-            f"Kueue's suspend of a running RayService): set it to {{{zero}}}",
+            f"{'/'.join(borrowable)} of flavor {flavor} from its cohort: when a team that lent "
+            "it needs its quota back, Kueue reclaims by evicting the whole endpoint, not only "
+            "what it borrowed (KubeRay 1.6.2 suspends its Ray cluster in place and its GPUs go "
+            "to the lender), and it stays down until its team's quota plus what the cohort "
+            f"lends fits it again; set it to {{{zero}}} to keep the endpoint on its own quota",
         )
 
 

@@ -48,6 +48,10 @@ ESTIMATED_SECONDS: Final[dict[str, int]] = {
     "kubernetes:helm.sh/v3:Release": 120,
     # Awaited until it completes: the KAI queue webhook wait (manifests/kai_webhook.py).
     "kubernetes:batch/v1:Job": 30,
+    # The wait for the deployer's access (components/deployer_access.py): AKS honours a new role
+    # assignment within minutes (Microsoft: up to five).
+    "pulumi-python:dynamic:Resource": 120,
+    "azure-native:containerregistry:Registry": 30,
 }
 PROVIDER_SECONDS: Final = 1  # `pulumi:providers:*`: configured, nothing created
 KUBERNETES_OBJECT_SECONDS: Final = 2  # any other `kubernetes:*` object: one API call

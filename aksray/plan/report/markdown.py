@@ -29,11 +29,11 @@ from aksray.plan.report.folding import (
     fit,
     fit_problems,
 )
+from aksray.plan.report.pool_summary import pools_table
 from aksray.plan.report.storage_summary import storage_lines
 from aksray.plan.report.summary import (
     kai_queues_table,
     pod_sets_table,
-    pools_table,
     queues_table,
     workloads_table,
 )

@@ -18,55 +18,22 @@ from aksray.plan.model.monitoring import monitoring, monitoring_lines
 from aksray.plan.model.plan import Plan, PodSetPlan, WorkloadPlan
 from aksray.plan.report.cluster_summary import cluster, cluster_lines
 from aksray.plan.report.critical_path import critical_path_lines
+from aksray.plan.report.pool_summary import pools, pools_table
+from aksray.plan.report.pool_summary import requests as _requests
+from aksray.plan.report.pool_summary import shown_amounts as _amounts
 from aksray.plan.report.storage_summary import storage, storage_lines
 from aksray.plan.report.tables import NONE, Render, text_table
 from catalog.kai import KAI_RESOURCES
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.quantities import GPU_RESOURCE, RESOURCE_KEYS, RESOURCE_KINDS, UNLIMITED
 from catalog.vm_sizes import VM_SIZES
-from scheduling.amounts import READING_ORDER, Amounts
-from scheduling.nodes import node_allocatable
+from scheduling.amounts import Amounts
 from scheduling.queues import FlavorQuota, LimitKind
 from scheduling.workers import gpus_used_per_node
-from settings.model import GpuPool
-
-
-def _requests(values: Mapping[str, int]) -> dict[str, Any]:
-    """Canonical amounts as Kubernetes quantities: {"gpu": 1, "cpu": "8", "memory": "64Gi"}."""
-    quantities = Amounts(values).quantities()
-    return {RESOURCE_KEYS[r]: quantities[r] for r in READING_ORDER}
-
 
 # --------------------------------------------------------------------------------------------
 # Data
 # --------------------------------------------------------------------------------------------
-
-
-def pools(plan: Plan) -> list[dict[str, Any]]:
-    cluster = plan.settings.cluster
-    rows: list[dict[str, Any]] = []
-    for flavor in cluster.flavors:
-        pool = cluster.pool(flavor)
-        size = VM_SIZES[pool.vm_size]
-        node = node_allocatable(pool.vm_size)
-        rows.append(
-            {
-                "pool": flavor,
-                "flavor": flavor,
-                "vmSize": pool.vm_size,
-                "gpuModel": size.gpu_model or None,
-                "gpusPerNode": size.gpus,
-                "minCount": pool.min_count,
-                "maxCount": pool.max_count,
-                "spot": isinstance(pool, GpuPool) and pool.spot,
-                "maxGpus": size.gpus * pool.max_count,
-                # GPU nodes kept while idle (minCount); the CPU pool has none.
-                "idleGpuNodes": pool.min_count if size.gpus else 0,
-                "idleGpus": pool.min_count * size.gpus,
-                "nodeAllocatable": _requests(node),
-            }
-        )
-    return rows
 
 
 def _limits(flavor: FlavorQuota, kind: LimitKind) -> dict[str, Any] | None:
@@ -213,17 +180,6 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
 # --------------------------------------------------------------------------------------------
 
 
-def _amounts(values: Mapping[str, Any] | None, *, zeros: bool = True) -> str:
-    """`gpu 1, cpu 8, memory 64Gi`; without `zeros`, a zero amount is left out."""
-    if not values:
-        return NONE
-    return ", ".join(
-        f"{key} {values[key]}"
-        for key in (RESOURCE_KEYS[r] for r in READING_ORDER)
-        if key in values and (zeros or values[key] not in (0, "0"))
-    )
-
-
 def _kai(values: Mapping[str, int | None]) -> str:
     """`unlimited`, or `gpu / cpu millicores / memory MB` where any is not -1."""
     if all(values[name] == UNLIMITED for name in KAI_RESOURCES):
@@ -250,35 +206,6 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
     for part in parts:
         lines += ["", *part] if lines else part
     return lines
-
-
-def pools_table(pools: Sequence[Mapping[str, Any]], render: Render = text_table) -> list[str]:
-    header = (
-        "pool",
-        "vm size",
-        "gpu model",
-        "gpus/node",
-        "nodes",
-        "spot",
-        "max gpus",
-        "idle gpu nodes",
-        "node allocatable",
-    )
-    rows = (
-        (
-            p["pool"],
-            p["vmSize"],
-            p["gpuModel"],
-            p["gpusPerNode"],
-            f"{p['minCount']}..{p['maxCount']}",
-            "yes" if p["spot"] else "no",
-            p["maxGpus"],
-            p["idleGpuNodes"],
-            _amounts(p["nodeAllocatable"], zeros=False),
-        )
-        for p in pools
-    )
-    return render("Pools (node allocatable = VM size minus AKS reservations)", header, rows)
 
 
 def queues_table(queues: Sequence[Mapping[str, Any]], render: Render = text_table) -> list[str]:

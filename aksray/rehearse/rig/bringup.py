@@ -6,6 +6,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from aksray.live.kube import Kube
 from aksray.rehearse.rig.controller import Launch
 from aksray.rehearse.rig.controllers import controllers
@@ -28,6 +30,7 @@ from aksray.rehearse.rig.controlplane import (
 from aksray.rehearse.rig.dashboard import DASHBOARD_PORT, SERVE_PORT
 from aksray.rehearse.rig.pki import make_pki
 from aksray.rehearse.rig.processes import Supervisor
+from aksray.rehearse.rig.stand_ins import stand_ins, write_stand_ins
 from aksray.rehearse.rig.toolchain import RigToolchain
 from catalog.kai import PLACING_ACTION
 from manifests.helm_values import KAI_SCHEDULER_NAME
@@ -79,6 +82,16 @@ def start_rig(
         for controller in running:
             with timer.step(controller.BUILD.piece):
                 notes += controller.start(launch)
+        with timer.step("stand-ins"):
+            kai_file = run_dir / "kai-scheduler.yaml"
+            write_stand_ins(
+                kube,
+                stand_ins(
+                    tools.versions,
+                    yaml.safe_load((run_dir / "kueue.yaml").read_text(encoding="utf-8")),
+                    yaml.safe_load(kai_file.read_text(encoding="utf-8")) if kai else None,
+                ),
+            )
     except BaseException:
         supervisor.stop_all()
         raise

@@ -1,5 +1,5 @@
-"""What a rehearsal puts on a cluster besides the stack (kwok Nodes) and what the stack leaves
-behind after `pulumi destroy`."""
+"""What a rehearsal puts on a cluster besides the stack (kwok Nodes, and on each GPU node the
+stand-ins of its daemon sets) and what the stack leaves behind after `pulumi destroy`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aksray.live.kube import Kube
-from aksray.rehearse.rig.nodes import REHEARSAL_LABEL, cluster_pools, node_name, node_object
+from aksray.rehearse.rig.nodes import (
+    DAEMON_SET_NAMESPACE,
+    NODE_LABEL,
+    REHEARSAL_LABEL,
+    cluster_pools,
+    daemon_set_pods,
+    node_name,
+    node_object,
+)
 
 if TYPE_CHECKING:
     from settings.model import Settings
@@ -29,7 +37,10 @@ class Nodes:
             exists = self.kube.get_or_none(path) is not None
             if index < count and not exists:
                 self.kube.create("/api/v1/nodes", node_object(pool, index, self.rehearsal))
+                for pod in daemon_set_pods(pool, index, self.rehearsal):
+                    self.kube.create(f"/api/v1/namespaces/{DAEMON_SET_NAMESPACE}/pods", pod)
             elif index >= count and exists:
+                self._remove_daemon_sets(f"{NODE_LABEL}={node_name(pool.pool, index)}")
                 self.kube.delete(path)
 
     def all_at_max(self) -> None:
@@ -37,8 +48,16 @@ class Nodes:
             self.set(pool.pool, pool.count)
 
     def remove_all(self) -> None:
+        self._remove_daemon_sets()
         for node in self.kube.items("/api/v1/nodes", f"{REHEARSAL_LABEL}={self.rehearsal}"):
             self.kube.delete(f"/api/v1/nodes/{node['metadata']['name']}")
+
+    def _remove_daemon_sets(self, selector: str = "") -> None:
+        """The daemon-set stand-ins of this rehearsal (of one node with `selector`), at once."""
+        pods = f"/api/v1/namespaces/{DAEMON_SET_NAMESPACE}/pods"
+        wanted = ",".join(filter(None, (f"{REHEARSAL_LABEL}={self.rehearsal}", selector)))
+        for pod in self.kube.items(pods, wanted):
+            self.kube.delete(f"{pods}/{pod['metadata']['name']}")
 
 
 def leftovers(kube: Kube, namespaces: tuple[str, ...], timeout: float = 90) -> list[str]:

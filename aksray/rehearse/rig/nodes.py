@@ -2,9 +2,16 @@
 
 One Node per pool node up to the pool's maximum size (a pool scales there at most): the labels
 AKS puts on its nodes (agent pool, mode, instance type, spot priority) and the GPU Operator's
-(GPU present, product, count), the taints of the pool (`manifests/pools.py`), and the
-allocatable of the AKS reservation formula (`scheduling/nodes.py`). kwok keeps the status it
-is created with, so the rig checks the catalog and the formula too.
+(GPU present, product, count), the taints of the pool (`manifests/pools.py`), and the capacity
+(the memory the kernel reports) and allocatable (less AKS's reservations) of the model
+`aksray plan` uses (`scheduling/nodes.py`). kwok keeps the status it is created with, so the rig
+checks the catalog and the formula too.
+
+Each GPU node also gets one pod per daemon set an AKS GPU node runs, with that daemon set's
+requests (catalog/node_overhead.py), bound to the node and run by kwok: the schedulers place the
+stack's pods beside them, as on AKS, where the daemon sets' pods take their share of every node
+before any worker arrives. They live in kube-system, labelled with the rehearsal, and go with
+their node.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from catalog.node_overhead import GPU_NODE_DAEMON_SETS
 from catalog.pools import (
     CPU_POOL_NAME,
     CRITICAL_ADDONS_TAINT,
@@ -22,14 +30,18 @@ from catalog.pools import (
 )
 from catalog.quantities import GPU_RESOURCE
 from catalog.vm_sizes import VM_SIZES
-from scheduling.nodes import MAX_PODS_PER_NODE, node_allocatable
+from scheduling.nodes import MAX_PODS_PER_NODE, node_allocatable, node_capacity
 
 if TYPE_CHECKING:
     from settings.model import ClusterSettings
 
-MIB: Final = 1024**2
-# Marks the Nodes a rehearsal created, so cleanup on a user's cluster touches only those.
+# Marks the Nodes (and daemon-set stand-ins) a rehearsal created, so cleanup on a user's cluster
+# touches only those.
 REHEARSAL_LABEL: Final = "aksray.io/rehearsal"
+# On a daemon-set stand-in: the daemon set it stands for, and the node it runs on.
+STANDS_FOR_LABEL: Final = "aksray.io/stands-for"
+NODE_LABEL: Final = "aksray.io/node"
+DAEMON_SET_NAMESPACE: Final = "kube-system"
 
 
 @dataclass(frozen=True)
@@ -71,6 +83,7 @@ def node_name(pool: str, index: int) -> str:
 
 def node_object(pool: PoolNodes, index: int, rehearsal: str) -> dict[str, Any]:
     size = VM_SIZES[pool.vm_size]
+    capacity_of = node_capacity(pool.vm_size)
     allocatable = node_allocatable(pool.vm_size)
     name = node_name(pool.pool, index)
     labels = {
@@ -87,14 +100,14 @@ def node_object(pool: PoolNodes, index: int, rehearsal: str) -> dict[str, Any]:
     if pool.spot:
         labels[SPOT_TAINT["key"]] = SPOT_TAINT["value"]
     capacity = {
-        "cpu": str(size.vcpus),
-        "memory": f"{size.memory_gib}Gi",
+        "cpu": f"{capacity_of['cpu']}m",
+        "memory": f"{capacity_of['memory'] // 1024}Ki",
         "pods": str(MAX_PODS_PER_NODE),
         "ephemeral-storage": "256Gi",
     }
     alloc = {
         "cpu": f"{allocatable['cpu']}m",
-        "memory": f"{allocatable['memory'] // MIB}Mi",
+        "memory": f"{allocatable['memory'] // 1024}Ki",
         "pods": str(MAX_PODS_PER_NODE),
         "ephemeral-storage": "256Gi",
     }
@@ -142,3 +155,43 @@ def pool_node_objects(
     pool: PoolNodes, rehearsal: str, count: int | None = None
 ) -> list[dict[str, Any]]:
     return [node_object(pool, i, rehearsal) for i in range(pool.count if count is None else count)]
+
+
+def daemon_set_pods(pool: PoolNodes, index: int, rehearsal: str) -> list[dict[str, Any]]:
+    """One pod per daemon set an AKS GPU node runs, with its requests, bound to that node; none
+    on a node without GPUs."""
+    if not VM_SIZES[pool.vm_size].is_gpu:
+        return []
+    node = node_name(pool.pool, index)
+    return [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": f"{daemon.name}-{node}",
+                "namespace": DAEMON_SET_NAMESPACE,
+                "labels": {
+                    REHEARSAL_LABEL: rehearsal,
+                    STANDS_FOR_LABEL: daemon.name,
+                    NODE_LABEL: node,
+                },
+            },
+            "spec": {
+                "nodeName": node,
+                "tolerations": [{"operator": "Exists"}],
+                "containers": [
+                    {
+                        "name": "stand-in",
+                        "image": "registry.k8s.io/pause:3.10",
+                        "resources": {
+                            "requests": {
+                                "cpu": f"{daemon.cpu_millis}m",
+                                "memory": f"{daemon.memory_mib}Mi",
+                            }
+                        },
+                    }
+                ],
+            },
+        }
+        for daemon in GPU_NODE_DAEMON_SETS
+    ]

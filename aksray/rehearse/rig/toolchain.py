@@ -29,6 +29,7 @@ ENGINE_BINARIES: Final = (
     "pulumi-language-python",
     "pulumi-language-python-exec",
     "pulumi-resource-kubernetes",
+    "pulumi-resource-pulumi-python",
 )
 
 

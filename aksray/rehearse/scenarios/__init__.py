@@ -20,9 +20,11 @@ SCENARIOS: Final = (
     "nodes-arrive-late",
     "no-capacity",
     "full-node-gang",
+    "node-headroom",
     "gangs-compete",
     "endpoint-admitted-late",
     "endpoint-scales",
+    "endpoint-reclaimed",
 )
 
 

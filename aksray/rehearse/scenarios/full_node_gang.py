@@ -3,7 +3,10 @@ on one node of the pool.
 
 It proves on the real Kueue and scheduler what scheduling/workers.py computes: GPU workers ask
 no more than a GPU's share of the node, so a team's quota of N GPUs admits N workers without
-borrowing CPU or memory, and one node of N GPUs holds all N (none stranded). It plays on the
+borrowing CPU or memory, and one node of N GPUs holds all N (none stranded). The workers ask the
+most the plan lets them, exactly one GPU's share (`cpuPerGpu` and `memoryPerGpu`), and every GPU
+node runs the stand-ins of its daemon sets with their requests (aksray/rehearse/rig/nodes.py):
+the last worker binds only if the share left the daemon sets their room. It plays on the
 stack's GPU pool with the most GPUs per node (an 8-GPU ND96 where the stack has one), with the
 training job in a team whose quota (plus what it may borrow) covers the whole node; elsewhere it
 is not applicable and says why.
@@ -25,6 +28,8 @@ from aksray.rehearse.scenarios.sizing import (
     require_fit,
 )
 from aksray.rehearse.scenarios.workload_state import bound_pods, pod_count, running
+from catalog.quantities import format_cpu, format_memory
+from scheduling.nodes import gpu_share
 
 if TYPE_CHECKING:
     from aksray.rehearse.record import Sample
@@ -36,6 +41,15 @@ class FullNode:
     team: str
     pool: str
     gpus: int  # the node's GPUs: the gang's workers, one GPU each
+    vm_size: str
+
+    def share(self) -> dict[str, str]:
+        """The most each worker may ask per GPU: one GPU's share of the node."""
+        share = gpu_share(self.vm_size)
+        return {
+            "cpuPerGpu": format_cpu(share["cpu"]),
+            "memoryPerGpu": format_memory(share["memory"]),
+        }
 
 
 def full_node_plan(settings: Settings) -> FullNode:
@@ -54,7 +68,7 @@ def full_node_plan(settings: Settings) -> FullNode:
             if gpu_flavors(settings, team)[0] != pool.name:
                 continue  # Kueue would try an earlier flavor of the team first
             if admissible_gpus(settings, team, pool.name) >= pool.gpus_per_node:
-                return FullNode(team.name, pool.name, pool.gpus_per_node)
+                return FullNode(team.name, pool.name, pool.gpus_per_node, pool.vm_size)
     biggest = pools[0]
     raise NotApplicableError(
         f"no team's quota (with what it may borrow) covers a whole {biggest.vm_size} node "
@@ -75,8 +89,13 @@ def play(ctx: Context) -> None:
     section = all_off(ctx.stack_workloads)
     section[TRAINING] = job(
         ctx.stack_workloads, TRAINING, enabled=True, team=target.team, priority="train",
-        workers=target.gpus, run="rehearse-1",
+        workers=target.gpus, run="rehearse-1", **target.share(),
     )  # fmt: skip
+    ctx.notes.append(
+        f"each {TRAINING} worker asks one GPU's share of a {target.vm_size} node "
+        f"({', '.join(f'{k} {v}' for k, v in target.share().items())}), beside the stand-ins "
+        "of the node's daemon sets"
+    )
     ctx.set_run_time(TRAINING, LONG_RUN_S)
     ctx.apply(section, "full-node")
     pods = pod_count(ctx.settings, TRAINING, target.gpus)

@@ -74,8 +74,8 @@ def test_a_quota_cut_is_one_line_per_flavor_gpus_first(tmp_path: Path) -> None:
 
     plan = change_of(tmp_path, "prod", cut)
     assert [i.message for i in plan.impacts] == [
-        "ClusterQueue nlp: nominal quota on flavor a100 cut (12 GPUs -> 4 GPUs, 284.82 CPU -> "
-        "94.94 CPU, 2624.9Gi -> 875.0Gi): Kueue evicts nothing for the cut, but what the team "
+        "ClusterQueue nlp: nominal quota on flavor a100 cut (12 GPUs -> 4 GPUs, 283.536 CPU -> "
+        "94.512 CPU, 2580.5Gi -> 860.2Gi): Kueue evicts nothing for the cut, but what the team "
         "holds above it now counts as borrowed, which other queues of its cohort may reclaim by "
         "preemption, and its new work waits until it holds less; to free it at once, stop its "
         "work first"

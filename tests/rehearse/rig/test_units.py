@@ -29,9 +29,10 @@ from aksray.rehearse.rig.dashboard import (
     StandInDashboard,
     head_from_host,
 )
-from aksray.rehearse.rig.nodes import cluster_pools, node_object
+from aksray.rehearse.rig.nodes import cluster_pools, daemon_set_pods, node_object
 from aksray.rehearse.rig.toolchain import read_env_file
 from aksray.rehearse.stack import REHEARSAL_ACCOUNT, read_stack_file, rehearsal_config
+from catalog.node_overhead import GPU_NODE_DAEMON_SETS
 from catalog.versions import KUBERAY_VERSION
 
 ROOT = PROJECT_ROOT
@@ -61,10 +62,17 @@ def test_dev_a100_node_has_the_aks_allocatable_and_the_gpu_taint() -> None:
     assert labels["kubernetes.azure.com/agentpool"] == "a100"
     assert labels["node.kubernetes.io/instance-type"] == "Standard_NC24ads_A100_v4"
     assert labels["nvidia.com/gpu.count"] == "1"
-    # The numbers the dev stack's comments and `aksray plan` use: 24 vCPU, 220 GiB, 1 GPU.
+    # The numbers `aksray plan` uses: 24 vCPU, 220 GiB (221504Mi as the kernel reports it), 1 GPU.
+    assert node["status"]["capacity"] == {
+        "cpu": "24000m",
+        "memory": f"{221504 * 1024}Ki",
+        "pods": "250",
+        "ephemeral-storage": "256Gi",
+        "nvidia.com/gpu": "1",
+    }
     assert node["status"]["allocatable"] == {
         "cpu": "23660m",
-        "memory": "220130Mi",
+        "memory": f"{216354 * 1024}Ki",  # less 5050Mi kube-reserved and 100Mi eviction
         "pods": "250",
         "ephemeral-storage": "256Gi",
         "nvidia.com/gpu": "1",
@@ -72,6 +80,25 @@ def test_dev_a100_node_has_the_aks_allocatable_and_the_gpu_taint() -> None:
     assert node["spec"]["taints"] == [
         {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
     ]
+
+
+def test_each_gpu_node_runs_the_daemon_sets_requests_as_bound_pods() -> None:
+    """One pod per daemon set of an AKS GPU node, bound to it, tolerating its taints, with the
+    daemon set's requests (425m and 814Mi in all); none on a CPU node."""
+    pools = {p.pool: p for p in cluster_pools(dev_cluster())}
+    pods = daemon_set_pods(pools["a100"], 2, "r1")
+    node = "aks-a100-10000000-vmss000002"
+    assert [p["metadata"]["name"] for p in pods] == [
+        f"{d.name}-{node}" for d in GPU_NODE_DAEMON_SETS
+    ]
+    assert {p["spec"]["nodeName"] for p in pods} == {node}
+    assert {p["metadata"]["namespace"] for p in pods} == {"kube-system"}
+    assert all(p["metadata"]["labels"]["aksray.io/rehearsal"] == "r1" for p in pods)
+    assert all(p["spec"]["tolerations"] == [{"operator": "Exists"}] for p in pods)
+    requests = [p["spec"]["containers"][0]["resources"]["requests"] for p in pods]
+    assert sum(o.amount("cpu", r["cpu"]) for r in requests) == 425
+    assert sum(o.amount("memory", r["memory"]) for r in requests) == 814 * 2**20
+    assert daemon_set_pods(pools["cpu"], 0, "r1") == []
 
 
 def test_system_node_keeps_critical_addons_only_and_cpu_node_has_no_taint() -> None:

@@ -135,7 +135,10 @@ def test_the_full_node_scenario_plays_prods_eight_gpu_h100_node() -> None:
     from aksray.rehearse.scenarios.full_node_gang import FullNode, full_node_plan
 
     prod = run_program(stack_file("prod")).settings
-    assert full_node_plan(prod) == FullNode(team="training", pool="h100", gpus=8)
+    target = full_node_plan(prod)
+    assert target == FullNode("training", "h100", 8, "Standard_ND96isr_H100_v5")
+    # Each worker asks exactly one GPU's share: the node's daemon sets keep the rest.
+    assert target.share() == {"cpuPerGpu": "11814m", "memoryPerGpu": "238622Mi"}
     dev = run_program(stack_file("dev")).settings
     with pytest.raises(NotApplicableError, match="no GPU pool of more than one GPU per node"):
         full_node_plan(dev)
@@ -145,7 +148,8 @@ def test_the_full_node_scenario_needs_a_team_that_covers_the_node(tmp_path: Path
     from aksray.rehearse.scenarios.full_node_gang import FullNode, full_node_plan
 
     two = _pool_of_two_teams(tmp_path, "Standard_ND96isr_H100_v5", gpus=4, nodes=1)
-    assert full_node_plan(two) == FullNode(team="team-a", pool="gpu", gpus=8)  # 4 + 4 borrowed
+    # 4 + 4 borrowed
+    assert full_node_plan(two) == FullNode("team-a", "gpu", 8, "Standard_ND96isr_H100_v5")
     alone = _pool_of_two_teams(tmp_path, "Standard_ND96isr_H100_v5", gpus=4, nodes=1, lend=0)
     with pytest.raises(NotApplicableError, match="covers a whole Standard_ND96isr_H100_v5 node"):
         full_node_plan(alone)
