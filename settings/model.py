@@ -156,6 +156,13 @@ class TeamSettings:
     lending_limit: Mapping[str, Resources]
     over_quota_weight: int
     queueing_strategy: QueueingStrategy
+    # Groups whose users submit the team's work, and groups that only read it, in the team's
+    # namespace (settings/team_access.py); Entra ID object ids on an aks cluster.
+    members: tuple[str, ...] = ()
+    viewers: tuple[str, ...] = ()
+    # The priority classes its Ray objects may name; None: those of its workloads
+    # (settings/team_access.py `allowed_priorities`).
+    priorities: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

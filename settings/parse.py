@@ -24,6 +24,7 @@ from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
 from settings.storage import STORAGE_KEYS, check_team_containers, parse_storage
+from settings.team_access import check_team_access
 from settings.workloads import WORKLOAD_KEYS, parse_workloads
 
 TOP_LEVEL_KEYS: Final = (
@@ -68,6 +69,7 @@ def parse_settings(
     workloads = parse_workloads(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
     )
+    check_team_access(cluster.mode, scheduling, workloads, problems)
     check_team_containers(
         storage,
         scheduling,

@@ -26,6 +26,7 @@ from settings.model import (
 )
 from settings.quotas import check_limits_within_quota, parse_resources
 from settings.reader import Section, join
+from settings.team_access import ACCESS_KEYS, parse_groups, parse_priorities
 
 SCHEDULING_KEYS: Final = (
     "departments",
@@ -44,6 +45,7 @@ _TEAM_KEYS: Final = (
     "lendingLimit",
     "overQuotaWeight",
     "queueingStrategy",
+    *ACCESS_KEYS,
 )
 MAX_OVER_QUOTA_WEIGHT: Final = 1000
 # Below 15 minutes a healthy job on a GPU node scaled up from 0 (boot, driver, the Ray image)
@@ -202,6 +204,9 @@ def parse_team(
             "overQuotaWeight", DEFAULT_OVER_QUOTA_WEIGHT, maximum=MAX_OVER_QUOTA_WEIGHT
         ),
         queueing_strategy=team.literal("queueingStrategy", QUEUEING_STRATEGIES, strategy),
+        members=parse_groups(team, "members"),
+        viewers=parse_groups(team, "viewers"),
+        priorities=parse_priorities(team),
     )
     check_limits_within_quota(team, settings)
     return settings

@@ -1,0 +1,42 @@
+"""The admission policies that keep every GPU in a team namespace behind its queue
+(manifests/admission.py), registered once for the whole cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pulumi
+import pulumi_kubernetes as k8s
+
+from components.k8s_objects import create_object
+from manifests.admission import admission_policies
+
+
+class AdmissionPolicies(pulumi.ComponentResource):
+    """Two ValidatingAdmissionPolicies and their bindings (by object name)."""
+
+    objects: dict[str, pulumi.CustomResource]
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        provider: k8s.Provider,
+        namespaces: Sequence[pulumi.Resource],
+        opts: pulumi.ResourceOptions | None = None,
+    ) -> None:
+        """`namespaces`: the team namespaces, whose labels the policies read: a binding in
+        force before a namespace carries them would refuse that team's every Ray object."""
+        super().__init__("aksray:platform:AdmissionPolicies", name, None, opts)
+        self.objects = {}
+        for manifest in admission_policies():
+            kind, object_name = manifest["kind"], manifest["metadata"]["name"]
+            binding = kind == "ValidatingAdmissionPolicyBinding"
+            self.objects[f"{kind}/{object_name}"] = create_object(
+                f"{name}-{object_name}" + ("-binding" if binding else ""),
+                manifest,
+                pulumi.ResourceOptions(
+                    parent=self, provider=provider, depends_on=list(namespaces) if binding else []
+                ),
+            )
+        self.register_outputs({"policies": sorted(self.objects)})
