@@ -23,6 +23,7 @@ SCENARIOS: Final = (
     "gangs-compete",
     "endpoint-admitted-late",
     "endpoint-scales",
+    "team-members",
 )
 
 
