@@ -14,7 +14,7 @@ from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.team_access import TeamAccess
 from components.workloads import RayWorkloads
-from settings.blob_access import blob_grants
+from settings.blob_access import blob_access
 from settings.model import ClusterSettings, Settings
 
 
@@ -120,7 +120,7 @@ class Platform(pulumi.ComponentResource):
             f"{name}-storage",
             settings.storage,
             teams=settings.scheduling.teams,
-            grants=blob_grants(
+            access=blob_access(
                 [team.name for team in settings.scheduling.teams],
                 settings.storage.containers,
                 settings.workloads,

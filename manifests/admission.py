@@ -122,7 +122,12 @@ def pod_specs_policy() -> dict[str, Any]:
         },
         {"name": "kuberay", "expression": f"request.userInfo.username == '{KUBERAY_USER}'"},
         # Debug containers added to a running pod: only their environment matters.
-        {"name": "ephemeral", "expression": "request.subResource == 'ephemeralcontainers'"},
+        {
+            "name": "ephemeral",
+            "expression": (
+                "has(request.subResource) && request.subResource == 'ephemeralcontainers'"
+            ),
+        },
     ]
     gpu = {
         "expression": (

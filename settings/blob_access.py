@@ -1,41 +1,51 @@
 """Who may read and write which Blob container: the one rule the storage component, the
 settings validation and the plan all read.
 
-Each team's identity gets:
-- Storage Blob Data Contributor on its own container `<team>-data` (workloads/common/layout.py),
-  and on nothing else of the teams': no team can write another team's data;
-- Storage Blob Data Reader on every shared container (`storage.containers`), except the shared
-  containers its own enabled workloads stage for everyone (model-stage writes `models`), where
-  it is Contributor;
-- Storage Blob Data Reader on another team's container only where one of its enabled
+Each team's identity may:
+- read and write its own container `<team>-data` (workloads/common/layout.py), and no other
+  team's: no team can write another team's data;
+- read every shared container (`storage.containers`), and write those its own enabled
+  workloads stage for everyone (model-stage writes `models`);
+- read another team's container only under the one prefix it needs, where one of its enabled
   workloads reads what that team writes there: vllm-batch and llm-serve with the LoRA adapter
-  read it from the container of the team that runs qwen-lora.
+  read `adapters/qwen-lora/` of the team that runs qwen-lora, never its datasets, checkpoints
+  or results.
 
-Every grant is scoped to one container, never to the account.
+The stack grants all of it with one role assignment per team, whose condition
+(settings/blob_condition.py) names exactly these containers and prefixes.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal
 
 from settings.model import WorkloadSettings
 from workloads.catalog import WORKLOADS
-from workloads.common.layout import ADAPTER_WORKLOAD, team_container
-
-BlobRole = Literal["reader", "contributor"]
-BLOB_ROLES: Final[tuple[BlobRole, ...]] = ("reader", "contributor")
+from workloads.common.layout import ADAPTER_PREFIX, ADAPTER_WORKLOAD, team_container
 
 
 @dataclass(frozen=True)
-class BlobGrant:
-    """One role assignment: `team`'s identity holds `role` on `container`, because `reason`."""
+class PrefixRead:
+    """Read access to the blobs of `container` under `prefix` only, because `reason`."""
+
+    container: str
+    prefix: str  # ends with '/': the folder, never a sibling that starts alike
+    reason: str
+
+
+@dataclass(frozen=True)
+class TeamBlobAccess:
+    """What one team's identity may do in Blob."""
 
     team: str
-    container: str
-    role: BlobRole
-    reason: str
+    writes: tuple[str, ...]  # containers it reads and writes, whole
+    reads: tuple[str, ...]  # containers it reads, whole
+    prefix_reads: tuple[PrefixRead, ...]
+    reasons: tuple[tuple[str, str], ...]  # (container, why) for writes and reads
+
+    def reason(self, container: str) -> str:
+        return dict(self.reasons).get(container, "")
 
 
 def adapter_team(workloads: Iterable[WorkloadSettings], reader: str) -> str:
@@ -47,34 +57,44 @@ def adapter_team(workloads: Iterable[WorkloadSettings], reader: str) -> str:
     return reader
 
 
-def blob_grants(
+def blob_access(
     teams: Sequence[str], shared: Sequence[str], workloads: Sequence[WorkloadSettings]
-) -> tuple[BlobGrant, ...]:
-    """Every Blob role assignment of the stack's team identities, team by team."""
+) -> tuple[TeamBlobAccess, ...]:
+    """What each team's identity may read and write, team by team."""
     enabled = [w for w in workloads if w.enabled]
     writers = {
         (w.team, container): w.name
         for w in enabled
         for container in WORKLOADS[w.name].writes_shared
     }
-    grants: list[BlobGrant] = []
+    found = []
     for team in teams:
-        grants.append(BlobGrant(team, team_container(team), "contributor", "the team's own"))
+        writes = [team_container(team)]
+        reasons = [(team_container(team), "the team's own")]
+        reads = []
         for container in shared:
             writer = writers.get((team, container))
             if writer is not None:
-                grants.append(
-                    BlobGrant(team, container, "contributor", f"{writer} writes it for all")
-                )
+                writes.append(container)
+                reasons.append((container, f"{writer} writes it for all"))
             else:
-                grants.append(BlobGrant(team, container, "reader", "shared"))
-        grants += _adapter_reads(team, workloads, enabled)
-    return tuple(grants)
+                reads.append(container)
+                reasons.append((container, "shared"))
+        found.append(
+            TeamBlobAccess(
+                team=team,
+                writes=tuple(writes),
+                reads=tuple(reads),
+                prefix_reads=tuple(_adapter_reads(team, workloads, enabled)),
+                reasons=tuple(reasons),
+            )
+        )
+    return tuple(found)
 
 
 def _adapter_reads(
     team: str, workloads: Sequence[WorkloadSettings], enabled: Sequence[WorkloadSettings]
-) -> list[BlobGrant]:
+) -> list[PrefixRead]:
     readers = [
         w.name
         for w in enabled
@@ -85,4 +105,4 @@ def _adapter_reads(
         return []
     verb = "reads" if len(readers) == 1 else "read"
     reason = f"{', '.join(readers)} {verb} the {ADAPTER_WORKLOAD} adapter there"
-    return [BlobGrant(team, team_container(source), "reader", reason)]
+    return [PrefixRead(team_container(source), f"{ADAPTER_PREFIX}/", reason)]

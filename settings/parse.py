@@ -22,6 +22,7 @@ from settings.multikueue import MULTIKUEUE_KEYS, parse_multikueue
 from settings.observability import OBSERVABILITY_KEYS, parse_observability
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
+from settings.role_assignments import check_role_assignments, role_assignments
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
 from settings.storage import STORAGE_KEYS, check_team_containers, parse_storage
 from settings.team_access import check_team_access
@@ -91,6 +92,9 @@ def parse_settings(
         scheduling=scheduling,
         workloads=workloads,
         operators=operators,
+    )
+    check_role_assignments(
+        role_assignments(cluster, storage, scheduling, observability, multikueue), problems
     )
     _check_token(top, raw, secret_keys)
     if problems:

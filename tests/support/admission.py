@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import celpy
-from celpy.adapter import json_to_cel
 from celpy import celtypes
+from celpy.adapter import json_to_cel
 from celpy.evaluation import CELEvalError
 
 from manifests.admission import admission_policies
@@ -96,10 +96,11 @@ def refusals(request: Request, policies: list[dict[str, Any]] | None = None) -> 
             "object": _cel(dict(request.object)),
             "oldObject": _cel(dict(request.old) if request.old is not None else None),
             "namespaceObject": _cel(dict(request.namespace)),
+            # The API server leaves out what is empty (a request's subresource).
             "request": _cel(
                 {
                     "operation": request.operation,
-                    "subResource": request.sub_resource,
+                    **({"subResource": request.sub_resource} if request.sub_resource else {}),
                     "userInfo": {"username": request.user, "groups": list(request.groups)},
                 }
             ),

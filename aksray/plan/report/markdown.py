@@ -17,6 +17,7 @@ from typing import Any
 
 from aksray.plan.model.graph import format_duration
 from aksray.plan.report import mermaid
+from aksray.plan.report.access_summary import access_lines
 from aksray.plan.report.cluster_summary import cluster_lines
 from aksray.plan.report.departments import departments, quota_text
 from aksray.plan.report.folding import (
@@ -210,6 +211,11 @@ def _body(
         cluster_lines(data["cluster"]),
         Table.of(pools_table(data["pools"], markdown_table), _count(len(data["pools"]), "pool")),
         _storage(data["storage"]),
+        Table.of(
+            access_lines(data["access"], markdown_table),
+            f"{_count(len(data['access']['teams']), 'team')}: who may do what where; "
+            f"{data['access']['roleAssignments']['count']:,} Azure role assignments",
+        ),
         *_queues(data, per_team=per_team),
         Table.of(workloads_table(workloads, markdown_table), _count(len(workloads), "workload")),
         Table.of(

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from catalog.priorities import PRIORITY_CLASSES
-from catalog.versions import RAY_API_VERSION, RAY_IMAGE
+from catalog.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
 from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from manifests.namespaces import RAY_SERVICE_ACCOUNT
@@ -81,6 +81,8 @@ def member_ray_job(team: TeamSettings, priority: str, name: str = EXAMPLE_JOB) -
             "shutdownAfterJobFinishes": True,
             "ttlSecondsAfterFinished": 600,
             "rayClusterSpec": {
+                # KubeRay's token on every request to the head; KubeRay needs the Ray version.
+                "rayVersion": RAY_VERSION,
                 "authOptions": {"mode": "token"},
                 "headGroupSpec": {
                     "rayStartParams": {},

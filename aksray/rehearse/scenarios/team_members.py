@@ -9,6 +9,7 @@ runs. Every way around is sent as a dry run: admission runs in full, nothing is 
 
 from __future__ import annotations
 
+import time
 from typing import Any, Final
 
 from aksray.live.kube import Discovery, Kube, KubeError
@@ -31,6 +32,7 @@ from settings.team_access import allowed_priorities
 
 MEMBER_USER: Final = "member@example.com"
 RAYJOBS: Final = "/apis/ray.io/v1/namespaces/{namespace}/rayjobs"
+POLICY_WAIT_S: Final = 30.0
 
 
 def play(ctx: Context) -> None:
@@ -48,6 +50,7 @@ def play(ctx: Context) -> None:
     member = admin.as_user(MEMBER_USER, (team.members[0],))
     ctx.apply(all_off(ctx.stack_workloads), "team-members")
     ctx.observer.note(team.name, "member", f"{MEMBER_USER} in group {team.members[0]}")
+    _wait_for_policies(ctx, admin, team)
     _check_rights(ctx, member, team, other.namespace if other else "kube-system")
     priorities = allowed_priorities(team, ctx.settings.workloads)
     bypasses = [
@@ -57,6 +60,42 @@ def play(ctx: Context) -> None:
     for bypass in bypasses:
         _check_refused(ctx, member if bypass.who != ADMIN else admin, bypass)
     _run_member_job(ctx, member, team, priorities[0])
+
+
+def _wait_for_policies(ctx: Context, admin: Kube, team: TeamSettings) -> None:
+    """The API server loads new policies from its watch, not within the `pulumi up` that
+    created them: probe (dry runs) until both refuse, and say how long that took."""
+    probes = [b for b in pod_bypasses(team) if b.who == ADMIN][:1] + ray_bypasses(
+        team, allowed_priorities(team, ctx.settings.workloads)[0], None, None
+    )[:1]
+    started = time.monotonic()
+    while True:
+        waiting = [p for p in probes if _refusal(admin, p) is None]
+        if not waiting or time.monotonic() - started > POLICY_WAIT_S:
+            break
+        time.sleep(0.5)
+    seconds = time.monotonic() - started
+    ctx.expect(
+        f"the admission policies are in force within {POLICY_WAIT_S:.0f}s of pulumi up",
+        not waiting,
+        "still admitted: " + ", ".join(p.what for p in waiting),
+    )
+    ctx.observer.note(team.name, "policies", f"in force {seconds:.1f}s after pulumi up")
+
+
+def _refusal(kube: Kube, bypass: Bypass) -> KubeError | None:
+    """The error the dry run of `bypass` is refused with; None when it is admitted."""
+    meta = bypass.manifest["metadata"]
+    path = Discovery(kube).path(
+        bypass.manifest["apiVersion"], bypass.manifest["kind"], "x", meta["namespace"]
+    )
+    if path is None:
+        return KubeError(404, f"the server does not serve {bypass.manifest['kind']}")
+    try:
+        kube.create(path.rsplit("/", 1)[0], bypass.manifest, dry_run=True)
+    except KubeError as error:
+        return error
+    return None
 
 
 def _check_rights(ctx: Context, member: Kube, team: TeamSettings, other_namespace: str) -> None:
@@ -85,22 +124,16 @@ def _check_rights(ctx: Context, member: Kube, team: TeamSettings, other_namespac
 
 def _check_refused(ctx: Context, kube: Kube, bypass: Bypass) -> None:
     """The object, sent as a dry run, is refused with the expected words."""
-    meta = bypass.manifest["metadata"]
-    path = Discovery(kube).path(
-        bypass.manifest["apiVersion"], bypass.manifest["kind"], "x", meta["namespace"]
-    )
     name = f"{bypass.what} (as {'the admin' if bypass.who == ADMIN else 'a member'}) is refused"
-    if path is None:
-        ctx.expect(name, False, f"the server does not serve {bypass.manifest['kind']}")
-        return
-    try:
-        kube.create(path.rsplit("/", 1)[0], bypass.manifest, dry_run=True)
+    error = _refusal(kube, bypass)
+    if error is None:
         ctx.expect(name, False, "admitted")
-    except KubeError as error:
-        held = error.status in (403, 422) and bypass.refused_with in error.message
-        ctx.expect(name, held, f"{error.status}: {error.message}")
-        if held:
-            ctx.observer.note(meta["namespace"], "refused", f"{bypass.what}: {error.message}")
+        return
+    held = error.status == 403 and bypass.refused_with in error.message
+    ctx.expect(name, held, f"{error.status}: {error.message}")
+    if held:
+        namespace = bypass.manifest["metadata"]["namespace"]
+        ctx.observer.note(namespace, "refused", f"{bypass.what}: {error.message}")
 
 
 def _run_member_job(ctx: Context, member: Kube, team: TeamSettings, priority: str) -> None:
