@@ -55,9 +55,8 @@ def _reads() -> list[dict[str, Any]]:
 def team_roles() -> list[dict[str, Any]]:
     """The member's and the viewer's ClusterRoles (granted per namespace by RoleBindings)."""
     member = [
-        _rule("ray.io", SUBMITTED, (*READ, *WRITE)),
-        *_reads()[1:],
-        _rule("ray.io", ("rayclusters",), READ),
+        _rule("ray.io", SUBMITTED, WRITE),
+        *_reads(),
         # kubectl port-forward: the Ray dashboard (8265) and the endpoint (8000).
         _rule("", ("pods/portforward",), ("create",)),
     ]

@@ -16,6 +16,7 @@ BLOB_CONTAINER = "azure-native:storage:BlobContainer"
 MANAGED_CLUSTER = "azure-native:containerservice:ManagedCluster"
 AGENT_POOL = "azure-native:containerservice:AgentPool"
 ROLE_ASSIGNMENT = "azure-native:authorization:RoleAssignment"
+ROLE_DEFINITION = "azure-native:authorization:RoleDefinition"
 MONITOR_WORKSPACE = "azure-native:monitor:AzureMonitorWorkspace"
 GRAFANA = "azure-native:dashboard:Grafana"
 HELM_TYPES = ("kubernetes:helm.sh/v3:Release", "kubernetes:helm.sh/v4:Chart")

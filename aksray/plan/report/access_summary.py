@@ -16,6 +16,7 @@ from typing import Any, Final
 from aksray.plan.model.plan import Plan
 from aksray.plan.report.tables import Render, text_table
 from catalog.azure import MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION
+from catalog.priorities import PRIORITY_CLASSES
 from manifests.namespaces import PRIORITY_NAMESPACE_LABEL_PREFIX
 from manifests.team_access import MEMBER_ROLE, VIEWER_ROLE
 from settings.role_assignments import role_assignments
@@ -43,11 +44,14 @@ def access(plan: Plan) -> dict[str, Any]:
             namespace = binding.inputs["metadata"]["namespace"]
             groups[(namespace, role)] = [s["name"] for s in binding.inputs.get("subjects", [])]
     priorities = {
-        ns.inputs["metadata"]["name"]: [
-            key.removeprefix(PRIORITY_NAMESPACE_LABEL_PREFIX)
-            for key in (ns.inputs["metadata"].get("labels") or {})
-            if key.startswith(PRIORITY_NAMESPACE_LABEL_PREFIX)
-        ]
+        ns.inputs["metadata"]["name"]: sorted(
+            (
+                key.removeprefix(PRIORITY_NAMESPACE_LABEL_PREFIX)
+                for key in (ns.inputs["metadata"].get("labels") or {})
+                if key.startswith(PRIORITY_NAMESPACE_LABEL_PREFIX)
+            ),
+            key=lambda name: PRIORITY_CLASSES.get(name, 0),
+        )
         for ns in result.by_type(NAMESPACE)
     }
     settings = plan.settings
