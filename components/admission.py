@@ -33,7 +33,7 @@ class AdmissionPolicies(pulumi.ComponentResource):
             kind, object_name = manifest["kind"], manifest["metadata"]["name"]
             binding = kind == "ValidatingAdmissionPolicyBinding"
             self.objects[f"{kind}/{object_name}"] = create_object(
-                f"{name}-{object_name}" + ("-binding" if binding else ""),
+                f"{name}-{object_name}",
                 manifest,
                 pulumi.ResourceOptions(
                     parent=self, provider=provider, depends_on=list(namespaces) if binding else []

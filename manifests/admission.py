@@ -347,7 +347,7 @@ def policy_binding(policy: str) -> dict[str, Any]:
     return {
         "apiVersion": ADMISSION_API_VERSION,
         "kind": "ValidatingAdmissionPolicyBinding",
-        "metadata": {"name": policy, "labels": dict(MANAGED_BY)},
+        "metadata": {"name": f"{policy}-binding", "labels": dict(MANAGED_BY)},
         "spec": {"policyName": policy, "validationActions": ["Deny"]},
     }
 

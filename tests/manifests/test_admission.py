@@ -58,8 +58,8 @@ def test_two_policies_two_bindings_for_every_team_namespace() -> None:
     assert [(o["kind"], o["metadata"]["name"]) for o in objects] == [
         ("ValidatingAdmissionPolicy", "aksray-team-pod-specs"),
         ("ValidatingAdmissionPolicy", "aksray-team-ray"),
-        ("ValidatingAdmissionPolicyBinding", "aksray-team-pod-specs"),
-        ("ValidatingAdmissionPolicyBinding", "aksray-team-ray"),
+        ("ValidatingAdmissionPolicyBinding", "aksray-team-pod-specs-binding"),
+        ("ValidatingAdmissionPolicyBinding", "aksray-team-ray-binding"),
     ]
     for policy in objects[:2]:
         spec = policy["spec"]
@@ -70,7 +70,7 @@ def test_two_policies_two_bindings_for_every_team_namespace() -> None:
         }
     for binding in objects[2:]:
         assert binding["spec"] == {
-            "policyName": binding["metadata"]["name"],
+            "policyName": binding["metadata"]["name"].removesuffix("-binding"),
             "validationActions": ["Deny"],
         }
     rules = {
@@ -275,15 +275,15 @@ def test_kuberays_own_pods_obey_the_device_rules() -> None:
 
 def test_a_debug_container_may_not_select_devices_but_may_join_a_gpu_pod() -> None:
     _, _, _, namespace = _prod()
-    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"},
-           "spec": {"containers": [_gpu_container()],
-                    "ephemeralContainers": [{"name": "debug", "image": "busybox"}]}}  # fmt: skip
+    debugger: dict[str, Any] = {"name": "debug", "image": "busybox"}
+    spec = {"containers": [_gpu_container()], "ephemeralContainers": [debugger]}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "x"}, "spec": spec}
     debug = Request(
         pod, "admin", namespace, operation="UPDATE", old=pod, sub_resource="ephemeralcontainers"
     )
     assert refusals(debug) == []
     env = [{"name": "NVIDIA_VISIBLE_DEVICES", "value": "all"}]
-    pod["spec"]["ephemeralContainers"][0]["env"] = env
+    debugger["env"] = env
     assert [m[: len(ENV_REFUSED)] for m in refusals(debug)] == [ENV_REFUSED]
 
 

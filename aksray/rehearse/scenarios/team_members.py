@@ -48,7 +48,7 @@ def play(ctx: Context) -> None:
         )
     admin = ctx.observer.kube
     member = admin.as_user(MEMBER_USER, (team.members[0],))
-    ctx.apply(all_off(ctx.stack_workloads), "team-members")
+    ctx.apply(all_off(ctx.stack_workloads), "members only")
     ctx.observer.note(team.name, "member", f"{MEMBER_USER} in group {team.members[0]}")
     _wait_for_policies(ctx, admin, team)
     _check_rights(ctx, member, team, other.namespace if other else "kube-system")
