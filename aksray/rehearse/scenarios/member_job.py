@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
+from catalog.pools import CPU_POOL_NAME, pool_node_labels
 from catalog.priorities import PRIORITY_CLASSES
 from catalog.versions import RAY_API_VERSION, RAY_IMAGE, RAY_VERSION
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
@@ -50,11 +51,11 @@ def _container(name: str, cpu: str, memory: str, gpus: int = 0) -> dict[str, Any
     }
 
 
-def _pod_template(container: dict[str, Any]) -> dict[str, Any]:
+def _pod_template(container: dict[str, Any], **spec: Any) -> dict[str, Any]:
     return {
         # The team's Blob identity (workload identity): its own container and the shared ones.
         "metadata": {"labels": {WORKLOAD_IDENTITY_LABEL: "true"}},
-        "spec": {"serviceAccountName": RAY_SERVICE_ACCOUNT, "containers": [container]},
+        "spec": {"serviceAccountName": RAY_SERVICE_ACCOUNT, **spec, "containers": [container]},
     }
 
 
@@ -86,7 +87,11 @@ def member_ray_job(team: TeamSettings, priority: str, name: str = EXAMPLE_JOB) -
                 "authOptions": {"mode": "token"},
                 "headGroupSpec": {
                     "rayStartParams": {},
-                    "template": _pod_template(_container("ray-head", "1", "4Gi")),
+                    # On the CPU pool: a head never holds a GPU node's quota.
+                    "template": _pod_template(
+                        _container("ray-head", "1", "4Gi"),
+                        nodeSelector=pool_node_labels(CPU_POOL_NAME),
+                    ),
                 },
                 "workerGroupSpecs": [
                     {
