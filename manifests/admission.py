@@ -145,7 +145,16 @@ def pod_specs_policy() -> dict[str, Any]:
     return _policy(
         POD_SPECS_POLICY,
         rules,
-        {"variables": variables, "validations": [gpu, *template_rules("")]},
+        {
+            "variables": variables,
+            # KubeRay's pods come from templates the Ray policy held to the device rules; a
+            # runtime class on one is a mutating webhook's (KAI v0.12 gives every GPU pod one;
+            # v0.17 only pods that share a GPU, which the Ray policy refuses).
+            "validations": [
+                gpu,
+                *template_rules("", "(object.kind == 'Pod' && variables.kuberay)"),
+            ],
+        },
     )
 
 

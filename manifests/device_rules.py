@@ -68,9 +68,12 @@ def templates_all(predicate: str) -> str:
     return f"variables.templates.all(t, {predicate})"
 
 
-def template_rules(guard: str) -> list[dict[str, Any]]:
-    """The device rules every pod (template) obeys, Ray's or not; `guard` true skips them."""
+def template_rules(guard: str, runtime_guard: str = "") -> list[dict[str, Any]]:
+    """The device rules every pod (template) obeys, Ray's or not; `guard` true skips them,
+    `runtime_guard` true the runtime class rule alone (a runtime class a mutating webhook
+    gave a pod from a template the Ray policy already held to the rule)."""
     skip = f"{guard} || " if guard else ""
+    skip_runtime = skip + (f"{runtime_guard} || " if runtime_guard else "")
     return [
         {
             "expression": skip + templates_all(f"{containers('t')}.all(c, {NO_DEVICE_ENV})"),
@@ -82,7 +85,7 @@ def template_rules(guard: str) -> list[dict[str, Any]]:
             "reason": "Forbidden",
         },
         {
-            "expression": skip
+            "expression": skip_runtime
             + templates_all(
                 "!has(t.spec.runtimeClassName)"
                 f" || !t.spec.runtimeClassName.startsWith('{NVIDIA_RUNTIME_PREFIX}')"

@@ -273,6 +273,19 @@ def test_kuberays_own_pods_obey_the_device_rules() -> None:
     assert refusals(Request(pod("void"), KUBERAY_USER, namespace)) == []
 
 
+def test_a_runtime_class_a_webhook_gives_kuberays_pod_is_not_the_teams() -> None:
+    """KAI v0.12 (the rig's) gives every GPU pod `runtimeClassName: nvidia` when KubeRay
+    creates it; the template it came from was held to the rule by the Ray policy. Anyone else's
+    pod with it is refused."""
+    _, nlp, _, namespace = _prod()
+    worker = member_ray_job(nlp, "train")["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "w"},
+           "spec": {**worker["template"]["spec"], "runtimeClassName": "nvidia"}}  # fmt: skip
+    assert refusals(Request(pod, KUBERAY_USER, namespace)) == []
+    found = refusals(Request(pod, "admin", namespace))
+    assert [m for m in found if m.startswith(RUNTIME_REFUSED)], found
+
+
 def test_a_debug_container_may_not_select_devices_but_may_join_a_gpu_pod() -> None:
     _, _, _, namespace = _prod()
     debugger: dict[str, Any] = {"name": "debug", "image": "busybox"}
