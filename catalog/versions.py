@@ -250,7 +250,8 @@ KUEUE_API_VERSION: Final = "kueue.x-k8s.io/v1beta2"
 KUEUE_CONFIG_API_VERSION: Final = "config.kueue.x-k8s.io/v1beta2"
 KAI_API_VERSION: Final = "scheduling.run.ai/v2"
 RAY_API_VERSION: Final = "ray.io/v1"
-# ValidatingAdmissionPolicy and its binding: GA since Kubernetes 1.30 (manifests/admission.py).
+# ValidatingAdmissionPolicy and its binding: GA since Kubernetes 1.30
+# (manifests/access/admission.py).
 ADMISSION_API_VERSION: Final = "admissionregistration.k8s.io/v1"
 RBAC_API_VERSION: Final = "rbac.authorization.k8s.io/v1"
 

@@ -17,8 +17,8 @@ from manifests.namespaces import (
     team_namespace,
     team_service_account,
 )
+from settings.access.teams import allowed_priorities
 from settings.model import TeamSettings, WorkloadSettings
-from settings.team_access import allowed_priorities
 
 
 class WorkloadIdentity:
@@ -47,7 +47,7 @@ class TeamNamespaces(pulumi.ComponentResource):
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`workloads`: the stack's, whose priorities are those a team may use where it does
-        not name its own (settings/team_access.py)."""
+        not name its own (settings/access/teams.py)."""
         super().__init__("aksray:platform:TeamNamespaces", name, None, opts)
         self.namespaces = {}
         self.service_accounts = {}

@@ -14,7 +14,7 @@ from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.team_access import TeamAccess
 from components.workloads import RayWorkloads
-from settings.blob_access import blob_access
+from settings.access.blob import blob_access
 from settings.model import ClusterSettings, Settings
 
 
@@ -69,6 +69,7 @@ class Platform(pulumi.ComponentResource):
             f"{name}-admission",
             provider=self.cluster.provider,
             namespaces=list(self.namespaces.namespaces.values()),
+            kuberay_service_account=settings.operators.kuberay_service_account,
             opts=pulumi.ResourceOptions(parent=self),
         )
         grants_roles = settings.cluster.mode == "aks" and settings.cluster.create_role_assignments

@@ -2,7 +2,7 @@
 
 The shared containers (`storage.containers`) and one container per team (`<team>-data`); each
 team identity holds the stack's Blob data role once, on the account, with a condition that
-names what settings/blob_access.py lets it read and write (settings/blob_condition.py): one
+names what settings/access/blob.py lets it read and write (settings/access/blob_condition.py): one
 role assignment per team, however many containers it reaches.
 
 Account, containers and identities wait for nothing of the cluster: they are created while AKS
@@ -32,8 +32,8 @@ from manifests.storage import (
     data_resource_group_name,
     storage_account_args,
 )
-from settings.blob_access import TeamBlobAccess
-from settings.blob_condition import CONDITION_VERSION, blob_condition
+from settings.access.blob import TeamBlobAccess
+from settings.access.blob_condition import CONDITION_VERSION, blob_condition
 from settings.model import StorageSettings, TeamSettings
 from workloads.common.layout import team_container
 
@@ -73,7 +73,7 @@ class BlobStorage(pulumi.ComponentResource):
         elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`access`: settings/blob_access.py's, for these teams. `create_role_assignments`:
+        """`access`: settings/access/blob.py's, for these teams. `create_role_assignments`:
         false leaves the Blob role and each team identity's assignment to an admin (the
         identity running `pulumi up` may not write them). `elastic_teams`: teams whose elastic
         heads' account the identity trusts too. `oidc_issuer_url`: the cluster whose team pods

@@ -1,4 +1,4 @@
-"""Who may use each team's namespace (manifests/team_access.py): the member's and the viewer's
+"""Who may use each team's namespace (manifests/access/team_roles.py): the member's and the viewer's
 ClusterRoles, one RoleBinding each per team that names such groups, and on an AKS cluster the
 one Azure role a group needs to fetch the cluster's kubeconfig."""
 
@@ -10,14 +10,14 @@ from pulumi_azure_native import authorization
 
 from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
-from manifests.identity import role_definition_id
-from manifests.team_access import (
+from manifests.access.team_roles import (
     AKS_CLUSTER_USER_ROLE,
     MEMBER_ROLE,
     VIEWER_ROLE,
     team_role_binding,
     team_roles,
 )
+from manifests.identity import role_definition_id
 from settings.model import TeamSettings
 
 

@@ -127,7 +127,7 @@ def gpu_operator_values(gpu_driver: str, *, gpu_sharing: bool = False) -> dict[s
     operator sets). The operator's own pods are privileged and keep reading it. KAI's GPU
     fractions are handed to a container through that variable, so with `gpuSharing` the
     toolkit keeps accepting it, and in team namespaces the admission policies are the guard
-    (manifests/admission.py), as they are with `aks`, where the toolkit is AKS's.
+    (manifests/access/admission.py), as they are with `aks`, where the toolkit is AKS's.
     """
     if gpu_driver not in GPU_DRIVER_MODES:
         raise ValueError(f"gpu_driver must be one of {', '.join(GPU_DRIVER_MODES)}: {gpu_driver!r}")

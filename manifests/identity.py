@@ -34,7 +34,7 @@ STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE: Final = "ba92f5b4-2d11-453d-a403-e96b0029c9f
 STORAGE_BLOB_DATA_READER_ROLE: Final = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
 # The stack's own role (one per stack, assignable in its data resource group only): the Blob data
 # actions and nothing else but reading a container's properties. Each team holds it once, on the
-# account, with a condition naming its containers (settings/blob_condition.py).
+# account, with a condition naming its containers (settings/access/blob_condition.py).
 BLOB_DATA_ROLE_NAME: Final = "aksray Blob data"
 BLOB_DATA_ACTIONS: Final = (
     "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read",

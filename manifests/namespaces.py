@@ -15,7 +15,7 @@ RAY_SERVICE_ACCOUNT: Final = "ray-workload"
 # no worker runs as (manifests/autoscaler_access.py). Federated to the team's identity too.
 ELASTIC_HEAD_SERVICE_ACCOUNT: Final = "ray-elastic-head"
 MANAGED_BY: Final = {"app.kubernetes.io/managed-by": PROJECT}
-# What the admission policies read of a team's namespace (manifests/admission.py): no team
+# What the admission policies read of a team's namespace (manifests/access/admission.py): no team
 # member can write a Namespace, so its labels are the policies' per-team data.
 TEAM_NAMESPACE_LABEL: Final = "aksray.io/team"
 LOCAL_QUEUE_NAMESPACE_LABEL: Final = "aksray.io/local-queue"

@@ -12,6 +12,8 @@ from typing import Any, Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
 from catalog.project import PROJECT
+from settings.access.role_assignments import check_role_assignments, role_assignments
+from settings.access.teams import check_team_access
 from settings.catalogues import check_kubernetes_version, check_region
 from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
@@ -22,10 +24,8 @@ from settings.multikueue import MULTIKUEUE_KEYS, parse_multikueue
 from settings.observability import OBSERVABILITY_KEYS, parse_observability
 from settings.operators import OPERATOR_KEYS, parse_operators
 from settings.reader import Section
-from settings.role_assignments import check_role_assignments, role_assignments
 from settings.scheduling import SCHEDULING_KEYS, parse_scheduling
 from settings.storage import STORAGE_KEYS, check_team_containers, parse_storage
-from settings.team_access import check_team_access
 from settings.workloads import WORKLOAD_KEYS, parse_workloads
 
 TOP_LEVEL_KEYS: Final = (

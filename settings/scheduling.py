@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Final
 
 from catalog.versions import CHARTS, KAI_RESOURCE_RESERVATION_NAMESPACE, KAI_SCALE_ADJUST_NAMESPACE
+from settings.access.teams import ACCESS_KEYS, parse_groups, parse_priorities
 from settings.defaults import (
     DEFAULT_ALLOW_OVERCOMMIT,
     DEFAULT_OVER_QUOTA_WEIGHT,
@@ -26,7 +27,6 @@ from settings.model import (
 )
 from settings.quotas import check_limits_within_quota, parse_resources
 from settings.reader import Section, join
-from settings.team_access import ACCESS_KEYS, parse_groups, parse_priorities
 
 SCHEDULING_KEYS: Final = (
     "departments",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Final
 
 from catalog.azure import BLOB_CONTAINER_NAME_PATTERN, STORAGE_ACCOUNT_NAME_PATTERN
-from settings.blob_access import blob_access
-from settings.blob_condition import MAX_CONDITION_LENGTH, blob_condition
+from settings.access.blob import blob_access
+from settings.access.blob_condition import MAX_CONDITION_LENGTH, blob_condition
 from settings.defaults import DEFAULT_CONTAINERS, DEFAULT_STORAGE_ENABLED, DEFAULT_STORAGE_PROTECT
 from settings.errors import Problem
 from settings.model import SchedulingSettings, StorageSettings, WorkloadSettings

@@ -22,7 +22,7 @@ import yaml
 
 from aksray.offline.runner import RunResult
 from aksray.plan.model.abac import BlobRequest, Node, parse_condition
-from settings.blob_condition import (
+from settings.access.blob_condition import (
     BLOB_PATH,
     CONTAINER_NAME,
     LIST_PREFIX,

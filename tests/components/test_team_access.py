@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from aksray.offline.mocks import placeholder
-from aksray.offline.runner import RunResult
-from manifests.team_access import AKS_CLUSTER_USER_ROLE
-from tests.support.harness import P, mutated, one, planned
+from aksray.offline.runner import RunResult, run_program
+from manifests.access.team_roles import AKS_CLUSTER_USER_ROLE
+from tests.support.harness import P, mutated, one, planned, write_stack
 from tests.support.minimal_stack import run
 
 SHARED = "6f1c2a9e-0b7d-4c6a-9a5e-2f3d4b5c6d7e"
@@ -127,3 +127,36 @@ def test_team_namespaces_carry_what_the_policies_read() -> None:
         "priority.aksray.io/inference": "allowed",
     }
     assert serving["annotations"] == {"aksray.io/priorities": "inference"}
+
+
+def test_a_cluster_names_the_service_account_its_kuberay_runs_as(tmp_path: Path) -> None:
+    def change(config: dict[str, Any]) -> None:
+        config[P + "operators"]["kuberayServiceAccount"] = "ray-system/my-kuberay"
+
+    result = run(tmp_path, mutated("local", change))
+    assert result.ok, result.problems
+    for policy in result.by_type(POLICY):
+        kuberay = next(v for v in policy.inputs["spec"]["variables"] if v["name"] == "kuberay")
+        assert kuberay["expression"] == (
+            "request.userInfo.username == 'system:serviceaccount:ray-system:my-kuberay'"
+        )
+
+
+@pytest.mark.parametrize(
+    ("stack", "value", "words"),
+    [
+        ("local", "kuberay-operator", "'kuberay-operator' is not valid: <namespace>/<service"),
+        ("local", "Kuberay/op", "'Kuberay/op' is not valid: <namespace>/<service account>"),
+        ("dev", "kuberay-system/kuberay-operator", "is only for operators.install: false"),
+    ],
+)
+def test_the_service_account_setting_is_checked(
+    tmp_path: Path, stack: str, value: str, words: str
+) -> None:
+    def change(config: dict[str, Any]) -> None:
+        config.setdefault(P + "operators", {})["kuberayServiceAccount"] = value
+
+    result = run_program(write_stack(tmp_path, mutated(stack, change)))
+    (problem,) = result.problems
+    assert problem.path == "operators.kuberayServiceAccount"
+    assert words in problem.message

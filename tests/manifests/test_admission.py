@@ -1,6 +1,6 @@
-"""The admission policies (manifests/admission.py), evaluated offline with cel-python exactly as
-written (tests/support/admission.py): every way around the queues is refused with its message,
-and everything the platform itself creates is admitted. The rig runs the same policies on a
+"""The admission policies (manifests/access/admission.py), evaluated offline with cel-python
+exactly as written (tests/support/admission.py): every way around the queues is refused with its
+message, and everything the platform itself creates is admitted. The rig runs the same policies on a
 real API server (the `team-members` rehearsal scenario)."""
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from aksray.rehearse.scenarios.member_job import (
     pod_bypasses,
     ray_bypasses,
 )
-from manifests.admission import KUBERAY_USER, admission_policies
-from settings.team_access import allowed_priorities
+from manifests.access.admission import KUBERAY_USER, admission_policies
+from settings.access.teams import allowed_priorities
 from tests.support.admission import Request, refusals
 from tests.support.harness import RUNNING, planned
 

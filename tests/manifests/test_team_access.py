@@ -1,4 +1,4 @@
-"""What a team's people may do (manifests/team_access.py): exactly these verbs on these
+"""What a team's people may do (manifests/access/team_roles.py): exactly these verbs on these
 resources, in their own namespace only, and nothing that reaches a Secret, a pod of their own
 or another identity."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from manifests.team_access import MEMBER_ROLE, VIEWER_ROLE, team_role_binding, team_roles
+from manifests.access.team_roles import MEMBER_ROLE, VIEWER_ROLE, team_role_binding, team_roles
 
 READ = ["get", "list", "watch"]
 

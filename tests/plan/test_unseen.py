@@ -33,7 +33,7 @@ def test_disabling_the_default_providers_the_program_uses_is_an_error(
     assert code == 1
     assert lines == [
         f"error: {KEY}: turns off the default provider of azure-native, random, but this "
-        "program creates 18 azure-native, 1 random resources with it (only its Kubernetes "
+        "program creates 17 azure-native, 1 random resources with it (only its Kubernetes "
         "resources have an explicit provider), and `pulumi up` would refuse the first one; "
         "remove azure-native, random from the list (or the key); the offline plan does not "
         "apply it"

@@ -1,5 +1,5 @@
 """Every Azure role assignment the stack makes, counted against the subscription's 4,000
-(settings/role_assignments.py): the count the settings make before anything is created is the
+(settings/access/role_assignments.py): the count the settings make before anything is created is the
 number of assignments the program registers, and an organisation of 1,000 teams fits."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from aksray.offline.runner import RunResult
+from settings.access.role_assignments import role_assignments
 from settings.errors import SettingsError
 from settings.parse import parse_settings
-from settings.role_assignments import role_assignments
 from tests.support.harness import P, mutated, planned
 from tests.support.minimal_stack import run
 from tests.support.scripts import load_script

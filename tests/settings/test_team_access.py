@@ -1,4 +1,4 @@
-"""A team's people and priorities: `members`, `viewers`, `priorities` (settings/team_access.py)."""
+"""A team's people and priorities: `members`, `viewers`, `priorities` (settings/access/teams.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
+from settings.access.teams import allowed_priorities
 from settings.errors import SettingsError
 from settings.parse import parse_settings
-from settings.team_access import allowed_priorities
 
 GROUP_A = "6f1c2a9e-0b7d-4c6a-9a5e-2f3d4b5c6d7e"
 GROUP_B = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"

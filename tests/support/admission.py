@@ -19,7 +19,7 @@ from celpy import celtypes
 from celpy.adapter import json_to_cel
 from celpy.evaluation import CELEvalError
 
-from manifests.admission import admission_policies
+from manifests.access.admission import admission_policies
 
 KIND_RESOURCES = {
     "Pod": ("", "pods"),

@@ -8,6 +8,7 @@ from typing import Final
 from aksray.plan.checks.findings import Findings
 from aksray.plan.model.plan import Plan
 from catalog.azure import FREE_TIER_MAX_NODES
+from manifests.access.team_roles import AKS_CLUSTER_USER_ROLE_NAME
 from manifests.aks import AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME, aks_names
 from manifests.identity import BLOB_DATA_ROLE_NAME, team_identities
 from manifests.monitoring import (
@@ -16,7 +17,6 @@ from manifests.monitoring import (
     monitoring_names,
 )
 from manifests.storage import account_name_prefix
-from manifests.team_access import AKS_CLUSTER_USER_ROLE_NAME
 
 CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
 CLUSTER_TIER: Final = "cluster.tier"

@@ -1,7 +1,7 @@
 """Azure role-assignment conditions (ABAC, version 2.0) read back and evaluated: what a
 condition the stack registers actually allows, request by request.
 
-The grammar is the subset the stack writes (settings/blob_condition.py) and Microsoft's Blob
+The grammar is the subset the stack writes (settings/access/blob_condition.py) and Microsoft's Blob
 examples use: `!`/`NOT`, `AND`, `OR` (NOT binds tightest, then AND, then OR) and parentheses;
 `ActionMatches{'<action>'}`, `SubOperationMatches{'<suboperation>'}`; an attribute
 (`@Resource[...]`, `@Request[...]`) compared with `StringEquals`, `StringStartsWith` or

@@ -4,7 +4,7 @@ stack makes against the subscription's limit.
 Read from the objects the program registers: the RoleBindings in each team namespace (which
 groups), the ClusterRoles they bind (what they allow), the namespaces' labels (which priorities
 the admission policies let each team use), the admission policies themselves, and every
-`azure-native:authorization:RoleAssignment` (counted; settings/role_assignments.py says which
+`azure-native:authorization:RoleAssignment` (counted; settings/access/role_assignments.py says which
 kind each is).
 """
 
@@ -17,9 +17,9 @@ from aksray.plan.model.plan import Plan
 from aksray.plan.report.tables import Render, text_table
 from catalog.azure import MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION
 from catalog.priorities import PRIORITY_CLASSES
+from manifests.access.team_roles import MEMBER_ROLE, VIEWER_ROLE
 from manifests.namespaces import PRIORITY_NAMESPACE_LABEL_PREFIX
-from manifests.team_access import MEMBER_ROLE, VIEWER_ROLE
-from settings.role_assignments import role_assignments
+from settings.access.role_assignments import role_assignments
 
 ROLE_BINDING: Final = "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding"
 CLUSTER_ROLE: Final = "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole"

@@ -5,7 +5,7 @@ account, whose condition is evaluated (aksray/plan/model/abac.py) for a write, a
 listing in every container, so the table shows what the conditions `pulumi up` would write
 allow, not what they were meant to. Where the stack registers none
 (`cluster.createRoleAssignments: false`, an existing account) it shows what an admin must
-grant, from the rule the program follows (settings/blob_access.py), with each team's condition
+grant, from the rule the program follows (settings/access/blob.py), with each team's condition
 in `--json` for the admin to use.
 """
 
@@ -21,8 +21,8 @@ from aksray.plan.model.abac import BlobRequest, Node, parse_condition
 from aksray.plan.model.plan import Plan
 from aksray.plan.report.tables import Render, text_table
 from manifests.identity import team_identities
-from settings.blob_access import blob_access
-from settings.blob_condition import (
+from settings.access.blob import blob_access
+from settings.access.blob_condition import (
     BLOB_PATH,
     CONTAINER_NAME,
     LIST_PREFIX,

@@ -28,7 +28,7 @@ from settings.model import TeamSettings
 EXAMPLE_JOB: Final = "my-first-job"
 MEMBER: Final = "member"
 ADMIN: Final = "admin"
-# The first words of each policy message the scenario expects (manifests/admission.py).
+# The first words of each policy message the scenario expects (manifests/access/admission.py).
 QUEUE_REFUSED: Final = f"label {QUEUE_NAME_LABEL} must name your team's LocalQueue"
 KAI_REFUSED: Final = f"label {KAI_QUEUE_LABEL} must name your team's KAI queue"
 PRIORITY_REFUSED: Final = f"label {PRIORITY_CLASS_LABEL} must name a priority your team may use"

@@ -27,8 +27,8 @@ from aksray.rehearse.scenarios.member_job import (
 from aksray.rehearse.scenarios.sizing import NotApplicableError
 from aksray.rehearse.scenarios.workload_state import admitted, finished
 from manifests.helm_values import KAI_SCHEDULER_NAME
+from settings.access.teams import allowed_priorities
 from settings.model import TeamSettings
-from settings.team_access import allowed_priorities
 
 MEMBER_USER: Final = "member@example.com"
 RAYJOBS: Final = "/apis/ray.io/v1/namespaces/{namespace}/rayjobs"

@@ -9,8 +9,8 @@ import yaml
 
 from aksray.offline.runner import PROJECT_ROOT
 from aksray.rehearse.scenarios.member_job import member_ray_job, member_rights
-from manifests.admission import admission_policies
-from settings.team_access import allowed_priorities
+from manifests.access.admission import admission_policies
+from settings.access.teams import allowed_priorities
 from tests.support.harness import planned
 
 PAGE = (PROJECT_ROOT / "docs" / "teams.md").read_text(encoding="utf-8")

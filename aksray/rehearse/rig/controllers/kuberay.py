@@ -9,7 +9,7 @@ data (the module download has the operator's, not the chart's).
 
 It signs in as the user it is in a cluster, `system:serviceaccount:kuberay-system:kuberay-operator`
 (a client certificate of its own, pki.py), the one identity the admission policies let create
-GPU pods and RayClusters in team namespaces (manifests/admission.py). The certificate also
+GPU pods and RayClusters in team namespaces (manifests/access/admission.py). The certificate also
 carries `system:masters`: the rig does not install the chart's ClusterRole, which grants
 KubeRay what it needs in a cluster.
 """
@@ -24,7 +24,7 @@ from aksray.rehearse.rig.controller import GoBuild, Launch
 from aksray.rehearse.rig.controlplane import CLUSTER_DOMAIN, free_port, http_ok, write_kubeconfig
 from aksray.rehearse.rig.pki import client_certificate
 from aksray.rehearse.rig.processes import RigError, Supervisor
-from manifests.admission import KUBERAY_USER
+from manifests.access.admission import KUBERAY_USER
 
 NAME: Final = "kuberay-operator"
 ORDER: Final = 30  # last: it creates Ray pods, which KAI (when it runs) must be there to place

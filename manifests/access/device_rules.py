@@ -1,5 +1,5 @@
 """The device rules every pod in a team namespace obeys, as CEL for the admission policies
-(manifests/admission.py): which resources, environment variables, runtime classes and
+(manifests/access/admission.py): which resources, environment variables, runtime classes and
 annotations reach a GPU, and the expressions that look for them in a pod (template).
 
 CEL within what Kubernetes 1.33 compiles: no optional types, no list flattening; every field

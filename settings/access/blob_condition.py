@@ -1,4 +1,4 @@
-"""A team's Blob access (settings/blob_access.py) as the condition of its one role assignment:
+"""A team's Blob access (settings/access/blob.py) as the condition of its one role assignment:
 Azure attribute-based access control (ABAC) for Blob Storage, condition version 2.0.
 
 Three clauses, joined by AND, each of the documented form `(!(ActionMatches{...})) OR (...)`:
@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from settings.blob_access import TeamBlobAccess
+from settings.access.blob import TeamBlobAccess
 
 CONDITION_VERSION: Final = "2.0"
 MAX_CONDITION_LENGTH: Final = 8192

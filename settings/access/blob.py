@@ -12,7 +12,7 @@ Each team's identity may:
   or results.
 
 The stack grants all of it with one role assignment per team, whose condition
-(settings/blob_condition.py) names exactly these containers and prefixes.
+(settings/access/blob_condition.py) names exactly these containers and prefixes.
 """
 
 from __future__ import annotations

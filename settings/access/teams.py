@@ -7,9 +7,9 @@
   group name its authenticator gives users.
 - `viewers`: groups that only read the same objects.
 - `priorities`: the priority classes the team's Ray objects may name (the admission policies
-  refuse any other, manifests/admission.py). Left out: the priorities of the stack's workloads
-  aimed at the team, enabled or not (so enabling one changes nothing), or `train`, the lowest,
-  for a team the stack runs nothing for.
+  refuse any other, manifests/access/admission.py). Left out: the priorities of the stack's
+  workloads aimed at the team, enabled or not (so enabling one changes nothing), or `train`,
+  the lowest, for a team the stack runs nothing for.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from catalog.versions import (
     KUBERAY_OPERATOR,
     KUBERAY_OPERATOR_SERVICE_ACCOUNT,
 )
-from manifests.device_rules import (
+from manifests.access.device_rules import (
     DEVICE_ENV,
     ENV_OK,
     NO_GPU,
@@ -83,7 +83,16 @@ def _policy(name: str, rules: list[dict[str, Any]], spec: dict[str, Any]) -> dic
     }
 
 
-def pod_specs_policy() -> dict[str, Any]:
+def kuberay_user(service_account: str | None = None) -> str:
+    """The user KubeRay's operator is: its service account's (`<namespace>/<name>`; None: the
+    chart's, as the stack's own release runs it)."""
+    if service_account is None:
+        return KUBERAY_USER
+    namespace, name = service_account.split("/", 1)
+    return f"system:serviceaccount:{namespace}:{name}"
+
+
+def pod_specs_policy(kuberay: str = KUBERAY_USER) -> dict[str, Any]:
     """No GPU outside the queue through a Pod or any built-in kind that makes pods."""
     rule = {"apiVersions": ["v1"]}
     both = ["CREATE", "UPDATE"]
@@ -120,7 +129,7 @@ def pod_specs_policy() -> dict[str, Any]:
                 " : has(object.spec.template) ? [object.spec.template] : []"
             ),
         },
-        {"name": "kuberay", "expression": f"request.userInfo.username == '{KUBERAY_USER}'"},
+        {"name": "kuberay", "expression": f"request.userInfo.username == '{kuberay}'"},
         # Debug containers added to a running pod: only their environment matters.
         {
             "name": "ephemeral",
@@ -209,7 +218,7 @@ def _priority_rule() -> dict[str, Any]:
     }
 
 
-def _ray_variables() -> list[dict[str, str]]:
+def _ray_variables(kuberay: str) -> list[dict[str, str]]:
     submitter = (
         "(object.kind == 'RayJob' && has(object.spec.submitterPodTemplate)"
         " ? [object.spec.submitterPodTemplate] : [])"
@@ -219,7 +228,7 @@ def _ray_variables() -> list[dict[str, str]]:
         " ? variables.clusters[0].workerGroupSpecs.map(w, w.template) : [])"
     )
     return [
-        {"name": "kuberay", "expression": f"request.userInfo.username == '{KUBERAY_USER}'"},
+        {"name": "kuberay", "expression": f"request.userInfo.username == '{kuberay}'"},
         {"name": "ns", "expression": "namespaceObject.metadata.labels"},
         {
             "name": "labels",
@@ -256,7 +265,7 @@ def _ray_variables() -> list[dict[str, str]]:
     ]
 
 
-def ray_policy() -> dict[str, Any]:
+def ray_policy(kuberay: str = KUBERAY_USER) -> dict[str, Any]:
     """Ray objects: the team's queues and priorities, KubeRay's own RayClusters, and pod
     templates that obey the device rules."""
     rules = [
@@ -348,7 +357,8 @@ def ray_policy() -> dict[str, Any]:
             "reason": "Forbidden",
         },
     ]
-    return _policy(RAY_POLICY, rules, {"variables": _ray_variables(), "validations": validations})
+    spec = {"variables": _ray_variables(kuberay), "validations": validations}
+    return _policy(RAY_POLICY, rules, spec)
 
 
 def policy_binding(policy: str) -> dict[str, Any]:
@@ -361,7 +371,7 @@ def policy_binding(policy: str) -> dict[str, Any]:
     }
 
 
-def admission_policies() -> list[dict[str, Any]]:
+def admission_policies(kuberay: str = KUBERAY_USER) -> list[dict[str, Any]]:
     """Both policies, then their bindings."""
-    policies = [pod_specs_policy(), ray_policy()]
+    policies = [pod_specs_policy(kuberay), ray_policy(kuberay)]
     return [*policies, *(policy_binding(p["metadata"]["name"]) for p in policies)]
