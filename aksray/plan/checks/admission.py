@@ -12,7 +12,10 @@ def check_kuberay_identity(plan: Plan, out: Findings) -> None:
     KubeRay's, as the stack's own release runs it. A cluster's own KubeRay under another
     service account would see every Ray pod of the teams refused."""
     operators = plan.settings.operators
-    if operators.install or operators.kuberay_service_account is not None:
+    # A new AKS cluster rendered to YAML gets the stack's charts installed by hand (the
+    # render-only warning says so), with their KubeRay as the policies expect.
+    new_cluster = plan.settings.cluster.mode == "aks"
+    if operators.install or operators.kuberay_service_account is not None or new_cluster:
         return
     out.warning(
         "operators.install",
