@@ -70,13 +70,15 @@ class TeamAccess(pulumi.ComponentResource):
     ) -> None:
         """One assignment per group, however many teams name it: `az aks get-credentials`
         without --admin, nothing inside the cluster (that is the RoleBindings')."""
+        groups = dict.fromkeys(g for team in teams for g in (*team.members, *team.viewers))
+        if not groups:
+            return
         client = authorization.get_client_config_output(
             opts=pulumi.InvokeOutputOptions(parent=self)
         )
         role = client.subscription_id.apply(
             lambda subscription: role_definition_id(subscription, AKS_CLUSTER_USER_ROLE)
         )
-        groups = dict.fromkeys(g for team in teams for g in (*team.members, *team.viewers))
         for group in groups:
             self.kubeconfig_grants[group] = authorization.RoleAssignment(
                 f"{name}-kubeconfig-{group}",
