@@ -239,8 +239,8 @@ def test_a_member_submits_through_the_queue_and_nothing_gets_around_it(stack: st
     held = {v["name"] for v in result["invariants"] if v["held"]}
     for what in MEMBER_REFUSALS:
         assert f"scenario: {what} is refused" in held, what
-    for verdict in ("admitted by Kueue", "finished", "pods bound, each by kai-scheduler"):
-        assert f"scenario: my-first-job {verdict}" in held
+    for verdict in (" admitted by Kueue", " finished", "'s pods bound, each by kai-scheduler"):
+        assert f"scenario: my-first-job{verdict}" in held, verdict
     # Secrets neither in its own namespace nor in another (another team's, or kube-system).
     secrets = [v for v in held if v.startswith("scenario: a member may not get secrets in ")]
     assert len(secrets) == 2, secrets
