@@ -84,3 +84,17 @@ def test_a_workload_a_stack_comment_calls_elastic_is_elastic_there(stack: str) -
     }
     elastic = {w.name for w in run_program(path, stack=stack).settings.workloads if w.elastic}
     assert named <= elastic, f"called elastic but fixed: {sorted(named - elastic)}"
+
+
+def test_the_objects_make_e2e_compares_are_the_local_stacks() -> None:
+    """docs/development.md says how many objects `make e2e` compares: every Kubernetes object
+    the local stack registers (what `aksray render` writes and the provider renders)."""
+    from tests.support.harness import planned
+
+    objects = [
+        r
+        for r in planned("local").resources
+        if r.type.startswith("kubernetes:") and not r.type.startswith("kubernetes:helm.sh/")
+    ]
+    guide = (PROJECT_ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    assert f"and compares {len(objects)} objects." in guide
