@@ -36,7 +36,7 @@ def test_the_text_plan_shows_the_change_first(more_nodes: tuple[Path, Path]) -> 
     )
     assert lines[2].split() == ["update", "AgentPool", "a100", "maxCount"]
     assert lines[3] == "On the running platform: 0 error(s), 0 warning(s); nothing stops it"
-    assert lines[5].startswith("Resources (54):")
+    assert lines[5].startswith("Resources (59):")
     assert run.error_lines == []
 
 
