@@ -265,9 +265,77 @@ def _ray_variables(kuberay: str) -> list[dict[str, str]]:
     ]
 
 
+def _refuse(expression: str, message: str) -> dict[str, Any]:
+    return {"expression": expression, "message": message, "reason": "Forbidden"}
+
+
+def _ray_object_rules(changed: str) -> list[dict[str, Any]]:
+    """What a Ray object itself may be: no RayCronJob, KubeRay's own RayClusters, the team's
+    queues and priorities, no other manager."""
+    return [
+        _refuse(
+            "request.operation != 'CREATE' || object.kind != 'RayCronJob'",
+            "RayCronJobs are not queued: KubeRay would create RayJobs from it that no one "
+            "submitted; submit each RayJob to your team's LocalQueue instead",
+        ),
+        _refuse(
+            "request.operation != 'CREATE' || object.kind != 'RayCluster' || variables.kuberay",
+            "submit a RayJob or RayService, not a RayCluster: KubeRay creates its cluster "
+            "once Kueue admits it; a RayCluster of your own would run outside the queue",
+        ),
+        _queue_rule(QUEUE_NAME_LABEL, LOCAL_QUEUE_NAMESPACE_LABEL, "LocalQueue"),
+        _queue_rule(KAI_QUEUE_LABEL, KAI_QUEUE_NAMESPACE_LABEL, "KAI queue"),
+        _priority_rule(),
+        _refuse(
+            f"{changed} || !has(object.spec.managedBy)"
+            f" || object.spec.managedBy == '{MULTIKUEUE_MANAGER}'",
+            "spec.managedBy hands the object to a controller other than KubeRay and "
+            "Kueue: leave it out",
+        ),
+    ]
+
+
+def _ray_template_rules(changed: str) -> list[dict[str, Any]]:
+    """What the pods of a Ray object may be: no priority or queue of their own, the device
+    rules, none in the autoscaler's env, no GPU in a submitter."""
+    kai_queue = (
+        f"!has(t.metadata) || !has(t.metadata.labels) || !('{KAI_QUEUE_LABEL}' in "
+        f"t.metadata.labels) || ('{KAI_QUEUE_NAMESPACE_LABEL}' in variables.ns && "
+        f"t.metadata.labels['{KAI_QUEUE_LABEL}'] == variables.ns['{KAI_QUEUE_NAMESPACE_LABEL}'])"
+    )
+    return [
+        _refuse(
+            f"{changed} || " + templates_all("!has(t.spec.priorityClassName)"),
+            "leave priorityClassName out of pod templates: the priority comes from the "
+            f"label {PRIORITY_CLASS_LABEL} on the RayJob or RayService",
+        ),
+        {
+            "expression": f"{changed} || " + templates_all(kai_queue),
+            "messageExpression": (
+                f"'a pod template may name only your team\\'s KAI queue ({KAI_QUEUE_LABEL}: ' "
+                f"+ {_namespace_value(KAI_QUEUE_NAMESPACE_LABEL)} + '), or leave it out'"
+            ),
+            "reason": "Forbidden",
+        },
+        *template_rules(changed),
+        _refuse(
+            f"{changed} || variables.clusters.all(c, !has(c.autoscalerOptions)"
+            f" || !has(c.autoscalerOptions.env) || c.autoscalerOptions.env.all(e, {ENV_OK}))",
+            f"the Ray autoscaler's env may not set {', '.join(DEVICE_ENV)}: they select "
+            "GPUs without requesting them",
+        ),
+        _refuse(
+            f"{changed} || object.kind != 'RayJob' || !has(object.spec.submitterPodTemplate)"
+            f" || {containers('object.spec.submitterPodTemplate')}.all(c, {NO_GPU})",
+            "a RayJob's submitter pod asks for no GPU (it only submits the job): put GPUs "
+            "in a worker group, which Kueue admits with the rest of the gang",
+        ),
+    ]
+
+
 def ray_policy(kuberay: str = KUBERAY_USER) -> dict[str, Any]:
     """Ray objects: the team's queues and priorities, KubeRay's own RayClusters, and pod
-    templates that obey the device rules."""
+    templates that obey the device rules. A rule on what an UPDATE did not change passes."""
     rules = [
         {
             "apiGroups": ["ray.io"],
@@ -277,86 +345,7 @@ def ray_policy(kuberay: str = KUBERAY_USER) -> dict[str, Any]:
         }
     ]
     changed = "!variables.specChanged"
-    submitter_gpu = (
-        f"{changed} || object.kind != 'RayJob' || !has(object.spec.submitterPodTemplate)"
-        f" || {containers('object.spec.submitterPodTemplate')}.all(c, {NO_GPU})"
-    )
-    validations = [
-        {
-            "expression": "request.operation != 'CREATE' || object.kind != 'RayCronJob'",
-            "message": (
-                "RayCronJobs are not queued: KubeRay would create RayJobs from it that no one "
-                "submitted; submit each RayJob to your team's LocalQueue instead"
-            ),
-            "reason": "Forbidden",
-        },
-        {
-            "expression": (
-                "request.operation != 'CREATE' || object.kind != 'RayCluster' || variables.kuberay"
-            ),
-            "message": (
-                "submit a RayJob or RayService, not a RayCluster: KubeRay creates its cluster "
-                "once Kueue admits it; a RayCluster of your own would run outside the queue"
-            ),
-            "reason": "Forbidden",
-        },
-        _queue_rule(QUEUE_NAME_LABEL, LOCAL_QUEUE_NAMESPACE_LABEL, "LocalQueue"),
-        _queue_rule(KAI_QUEUE_LABEL, KAI_QUEUE_NAMESPACE_LABEL, "KAI queue"),
-        _priority_rule(),
-        {
-            "expression": (
-                f"{changed} || !has(object.spec.managedBy)"
-                f" || object.spec.managedBy == '{MULTIKUEUE_MANAGER}'"
-            ),
-            "message": (
-                "spec.managedBy hands the object to a controller other than KubeRay and "
-                "Kueue: leave it out"
-            ),
-            "reason": "Forbidden",
-        },
-        {
-            "expression": f"{changed} || " + templates_all("!has(t.spec.priorityClassName)"),
-            "message": (
-                "leave priorityClassName out of pod templates: the priority comes from the "
-                f"label {PRIORITY_CLASS_LABEL} on the RayJob or RayService"
-            ),
-            "reason": "Forbidden",
-        },
-        {
-            "expression": f"{changed} || "
-            + templates_all(
-                f"!has(t.metadata) || !has(t.metadata.labels) || !('{KAI_QUEUE_LABEL}' in "
-                f"t.metadata.labels) || ('{KAI_QUEUE_NAMESPACE_LABEL}' in variables.ns && "
-                f"t.metadata.labels['{KAI_QUEUE_LABEL}']"
-                f" == variables.ns['{KAI_QUEUE_NAMESPACE_LABEL}'])"
-            ),
-            "messageExpression": (
-                f"'a pod template may name only your team\\'s KAI queue ({KAI_QUEUE_LABEL}: ' "
-                f"+ {_namespace_value(KAI_QUEUE_NAMESPACE_LABEL)} + '), or leave it out'"
-            ),
-            "reason": "Forbidden",
-        },
-        *template_rules(changed),
-        {
-            "expression": (
-                f"{changed} || variables.clusters.all(c, !has(c.autoscalerOptions)"
-                f" || !has(c.autoscalerOptions.env) || c.autoscalerOptions.env.all(e, {ENV_OK}))"
-            ),
-            "message": (
-                f"the Ray autoscaler's env may not set {', '.join(DEVICE_ENV)}: they select "
-                "GPUs without requesting them"
-            ),
-            "reason": "Forbidden",
-        },
-        {
-            "expression": submitter_gpu,
-            "message": (
-                "a RayJob's submitter pod asks for no GPU (it only submits the job): put GPUs "
-                "in a worker group, which Kueue admits with the rest of the gang"
-            ),
-            "reason": "Forbidden",
-        },
-    ]
+    validations = [*_ray_object_rules(changed), *_ray_template_rules(changed)]
     spec = {"variables": _ray_variables(kuberay), "validations": validations}
     return _policy(RAY_POLICY, rules, spec)
 
