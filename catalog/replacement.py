@@ -144,6 +144,10 @@ AZURE_ROWS: Final[tuple[AzureRow, ...]] = (
         ("scope", "roleAssignmentName"), (("principalId", "forceNewMap"),), ("tenantId",),
     ),
     AzureRow(
+        "azure-native:authorization:RoleDefinition", "2022-05-01-preview",
+        ("scope", "roleDefinitionId"),
+    ),
+    AzureRow(
         "azure-native:monitor:AzureMonitorWorkspace", "2023-04-03",
         ("resourceGroupName", "azureMonitorWorkspaceName"), _LOCATION,
     ),

@@ -107,6 +107,9 @@ KUEUE: Final = HelmChart(
     repository="oci://registry.k8s.io/kueue/charts",
     namespace="kueue-system",
 )
+# The service account the KubeRay chart runs its operator as (values.yaml `serviceAccount.name`,
+# the same in Microsoft's build): the one identity that creates Ray pods in team namespaces.
+KUBERAY_OPERATOR_SERVICE_ACCOUNT: Final = "kuberay-operator"
 KAI_SCHEDULER: Final = HelmChart(
     release="kai-scheduler",
     chart="kai-scheduler",
@@ -250,6 +253,10 @@ KUEUE_API_VERSION: Final = "kueue.x-k8s.io/v1beta2"
 KUEUE_CONFIG_API_VERSION: Final = "config.kueue.x-k8s.io/v1beta2"
 KAI_API_VERSION: Final = "scheduling.run.ai/v2"
 RAY_API_VERSION: Final = "ray.io/v1"
+# ValidatingAdmissionPolicy and its binding: GA since Kubernetes 1.30
+# (manifests/access/admission.py).
+ADMISSION_API_VERSION: Final = "admissionregistration.k8s.io/v1"
+RBAC_API_VERSION: Final = "rbac.authorization.k8s.io/v1"
 
 # Scrape objects (manifests/scrape.py): AKS's managed Prometheus agent reads only its own
 # group; a cluster's own Prometheus Operator reads the upstream one.

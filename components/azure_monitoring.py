@@ -23,7 +23,13 @@ import pulumi
 import pulumiverse_grafana as grafana
 from pulumi_azure_native import authorization, dashboard, monitor
 
-from manifests.dashboards import DASHBOARD_FOLDER, FOLDER_UID, dashboards
+from manifests.dashboards import (
+    DASHBOARD_FOLDER,
+    FOLDER_UID,
+    GpuPrices,
+    dashboards,
+    gpu_prices,
+)
 from manifests.identity import role_definition_id
 from manifests.monitoring import (
     GRAFANA_EDITOR_ROLE,
@@ -117,7 +123,8 @@ class AzureMonitoring(pulumi.ComponentResource):
         if settings.cluster.create_role_assignments:
             after += self._grafana_roles(name, settings, instance, workspace, client)
         endpoint: pulumi.Output[str] = instance.properties.apply(lambda p: p.endpoint or "")
-        self._dashboards(name, endpoint, after)
+        pools = ((p.name, p.vm_size, p.gpus_per_node) for p in settings.cluster.gpu_pools)
+        self._dashboards(name, endpoint, after, gpu_prices(pools, settings.location))
         return endpoint
 
     def _grafana_roles(
@@ -160,10 +167,14 @@ class AzureMonitoring(pulumi.ComponentResource):
         ]
 
     def _dashboards(
-        self, name: str, endpoint: pulumi.Output[str], after: list[pulumi.Resource]
+        self,
+        name: str,
+        endpoint: pulumi.Output[str],
+        after: list[pulumi.Resource],
+        prices: GpuPrices,
     ) -> None:
         """The dashboards, through Grafana's HTTP API as the deployer (an Entra ID token for
-        Managed Grafana, kept secret)."""
+        Managed Grafana, kept secret); the usage dashboard's cost at the pools' `prices`."""
         token = authorization.get_client_token_output(
             endpoint=GRAFANA_TOKEN_AUDIENCE, opts=pulumi.InvokeOutputOptions(parent=self)
         ).token
@@ -180,7 +191,7 @@ class AzureMonitoring(pulumi.ComponentResource):
         folder = grafana.oss.Folder(
             f"{name}-folder", uid=FOLDER_UID, title=DASHBOARD_FOLDER, opts=api
         )
-        for board in dashboards():
+        for board in dashboards(prices):
             grafana.oss.Dashboard(
                 f"{name}-dashboard-{board.name}",
                 config_json=board.model,

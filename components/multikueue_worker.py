@@ -76,6 +76,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             provider=self.cluster.provider,
             identities={t.name: storage.identities[t.name] for t in teams} if storage else None,
             elastic_teams=settings.elastic_teams,
+            workloads=settings.workloads,
             opts=pulumi.ResourceOptions(parent=self, depends_on=credentials),
         )
         jobs = cluster_jobs(

@@ -17,7 +17,8 @@ from manifests.namespaces import (
     team_namespace,
     team_service_account,
 )
-from settings.model import TeamSettings
+from settings.access.teams import allowed_priorities
+from settings.model import TeamSettings, WorkloadSettings
 
 
 class WorkloadIdentity:
@@ -42,8 +43,11 @@ class TeamNamespaces(pulumi.ComponentResource):
         provider: k8s.Provider,
         identities: Mapping[str, WorkloadIdentity] | None = None,
         elastic_teams: frozenset[str] = frozenset(),
+        workloads: tuple[WorkloadSettings, ...] = (),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
+        """`workloads`: the stack's, whose priorities are those a team may use where it does
+        not name its own (settings/access/teams.py)."""
         super().__init__("aksray:platform:TeamNamespaces", name, None, opts)
         self.namespaces = {}
         self.service_accounts = {}
@@ -51,7 +55,13 @@ class TeamNamespaces(pulumi.ComponentResource):
         for team in teams:
             namespace = create_object(
                 f"{name}-{team.name}",
-                team_namespace(team.namespace, team.name, team.department),
+                team_namespace(
+                    team.namespace,
+                    team.name,
+                    team.department,
+                    local_queue=team.local_queue,
+                    priorities=allowed_priorities(team, workloads),
+                ),
                 pulumi.ResourceOptions(parent=self, provider=provider),
             )
             identity = (identities or {}).get(team.name)

@@ -96,7 +96,12 @@ class ClusterOperators(pulumi.ComponentResource):
         driver = settings.cluster.gpu_driver
         charts = CHART_SETS[operators.chart_source]
         self.gpu_operator = (
-            self._release(name, charts.gpu_operator, gpu_operator_values(driver), provider)
+            self._release(
+                name,
+                charts.gpu_operator,
+                gpu_operator_values(driver, gpu_sharing=operators.gpu_sharing),
+                provider,
+            )
             if gpu_nodes
             else None
         )

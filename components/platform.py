@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pulumi
 
+from components.admission import AdmissionPolicies
 from components.cluster import AksCluster
 from components.cluster_jobs import cluster_jobs
 from components.image_cache import ImageCache
@@ -12,8 +13,9 @@ from components.observability import Observability
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
 from components.storage import BlobStorage
+from components.team_access import TeamAccess
 from components.workloads import RayWorkloads
-from settings.blob_access import blob_grants
+from settings.access.blob import blob_access
 from settings.model import ClusterSettings, Settings
 
 
@@ -21,6 +23,8 @@ class Platform(pulumi.ComponentResource):
     cluster: AksCluster
     storage: BlobStorage | None  # None when storage.enabled is false
     namespaces: TeamNamespaces
+    admission: AdmissionPolicies
+    access: TeamAccess
     operators: ClusterOperators
     queues: SchedulingQueues
     workloads: RayWorkloads
@@ -60,6 +64,24 @@ class Platform(pulumi.ComponentResource):
             provider=self.cluster.provider,
             identities=self.storage.identities if self.storage else None,
             elastic_teams=settings.elastic_teams,
+            workloads=settings.workloads,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        # Where the teams submit: every GPU behind their queues, and their people's rights.
+        self.admission = AdmissionPolicies(
+            f"{name}-admission",
+            provider=self.cluster.provider,
+            namespaces=list(self.namespaces.namespaces.values()),
+            kuberay_service_account=settings.operators.kuberay_service_account,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        grants_roles = settings.cluster.mode == "aks" and settings.cluster.create_role_assignments
+        self.access = TeamAccess(
+            f"{name}-access",
+            settings.scheduling.teams,
+            provider=self.cluster.provider,
+            namespaces=self.namespaces,
+            cluster_id=self.cluster.cluster_id if grants_roles else None,
             opts=pulumi.ResourceOptions(parent=self),
         )
         jobs = cluster_jobs(
@@ -121,7 +143,7 @@ class Platform(pulumi.ComponentResource):
             f"{name}-storage",
             settings.storage,
             teams=settings.scheduling.teams,
-            grants=blob_grants(
+            access=blob_access(
                 [team.name for team in settings.scheduling.teams],
                 settings.storage.containers,
                 settings.workloads,

@@ -1,7 +1,9 @@
 """Blob storage for the Ray workloads, and the per-team identities that reach it.
 
 The shared containers (`storage.containers`) and one container per team (`<team>-data`); each
-team identity's roles are the grants of settings/blob_access.py, each scoped to one container.
+team identity holds the stack's Blob data role once, on the account, with a condition that
+names what settings/access/blob.py lets it read and write (settings/access/blob_condition.py): one
+role assignment per team, however many containers it reaches.
 
 Account, containers and identities wait for nothing of the cluster: they are created while AKS
 is still provisioning. Only the federated identity credentials consume a cluster output (its
@@ -15,7 +17,13 @@ import pulumi_random as random
 from pulumi_azure_native import authorization, managedidentity, resources, storage
 
 from components.namespaces import WorkloadIdentity
-from manifests.identity import BLOB_ROLE_IDS, TeamIdentity, role_definition_id, team_identities
+from manifests.identity import (
+    TeamIdentity,
+    blob_data_role_args,
+    blob_data_role_name,
+    role_definition_id,
+    team_identities,
+)
 from manifests.storage import (
     account_name_prefix,
     account_suffix_args,
@@ -24,7 +32,8 @@ from manifests.storage import (
     data_resource_group_name,
     storage_account_args,
 )
-from settings.blob_access import BlobGrant
+from settings.access.blob import TeamBlobAccess
+from settings.access.blob_condition import CONDITION_VERSION, blob_condition
 from settings.model import StorageSettings, TeamSettings
 from workloads.common.layout import team_container
 
@@ -44,8 +53,11 @@ class BlobStorage(pulumi.ComponentResource):
     managed_identities: dict[str, managedidentity.UserAssignedIdentity]
     # by team name: one per service account its Ray pods run as
     federated_credentials: dict[str, list[managedidentity.FederatedIdentityCredential]]
-    # By (team, container): the team identity's role on that container.
-    role_assignments: dict[tuple[str, str], authorization.RoleAssignment]
+    # The stack's Blob data role; None where the stack writes no role (createRoleAssignments).
+    blob_role: authorization.RoleDefinition | None
+    # By team: its identity's one Blob role assignment, on the account, with its condition.
+    role_assignments: dict[str, authorization.RoleAssignment]
+    _blob_role_id: pulumi.Output[str]
 
     def __init__(
         self,
@@ -53,7 +65,7 @@ class BlobStorage(pulumi.ComponentResource):
         settings: StorageSettings,
         *,
         teams: tuple[TeamSettings, ...],
-        grants: tuple[BlobGrant, ...],
+        access: tuple[TeamBlobAccess, ...],
         location: str,
         stack: str,
         oidc_issuer_url: pulumi.Input[str] | None,
@@ -61,9 +73,9 @@ class BlobStorage(pulumi.ComponentResource):
         elastic_teams: frozenset[str] = frozenset(),
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`grants`: settings/blob_access.py's, for these teams. `create_role_assignments`:
-        false leaves each team identity's Blob roles to an admin (the identity running
-        `pulumi up` may not write role assignments). `elastic_teams`: teams whose elastic
+        """`access`: settings/access/blob.py's, for these teams. `create_role_assignments`:
+        false leaves the Blob role and each team identity's assignment to an admin (the
+        identity running `pulumi up` may not write them). `elastic_teams`: teams whose elastic
         heads' account the identity trusts too. `oidc_issuer_url`: the cluster whose team pods
         the identities trust; None where no team pod runs (a MultiKueue manager: the workers
         add their own credentials)."""
@@ -90,7 +102,10 @@ class BlobStorage(pulumi.ComponentResource):
         self.managed_identities = {}
         self.federated_credentials = {}
         self.role_assignments = {}
-        roles = self._blob_roles() if create_role_assignments else None
+        self.blob_role = (
+            self._blob_role(name, group, stack) if create_role_assignments and teams else None
+        )
+        by_team = {a.team: a for a in access}
         pairs = ((team.name, team.namespace) for team in teams)
         for plan in team_identities(stack, pairs, elastic_teams):
             self._team_identity(
@@ -99,8 +114,7 @@ class BlobStorage(pulumi.ComponentResource):
                 group,
                 location=location,
                 oidc_issuer_url=oidc_issuer_url,
-                grants=[g for g in grants if g.team == plan.team] if roles else [],
-                roles=roles or {},
+                access=by_team[plan.team] if self.blob_role is not None else None,
             )
         self.resource_group_name = group.name
         self.account_name = self.account.name
@@ -161,15 +175,26 @@ class BlobStorage(pulumi.ComponentResource):
             for container in containers
         }
 
-    def _blob_roles(self) -> dict[str, pulumi.Output[str]]:
-        """Role definitions are subscription resources: the ids need the subscription id."""
+    def _blob_role(
+        self, name: str, group: resources.ResourceGroup, stack: str
+    ) -> authorization.RoleDefinition:
+        """The Blob data actions and no management action, assignable in the data resource
+        group only; `_blob_role_id` is what an assignment names it by."""
         client = authorization.get_client_config_output(
             opts=pulumi.InvokeOutputOptions(parent=self)
         )
-        return {
-            role: _role_definition(client.subscription_id, role_id)
-            for role, role_id in BLOB_ROLE_IDS.items()
-        }
+        role = authorization.RoleDefinition(
+            f"{name}-blob-role",
+            scope=group.id,
+            role_name=client.subscription_id.apply(lambda s: blob_data_role_name(stack, s)),
+            assignable_scopes=[group.id],
+            **blob_data_role_args(),
+            opts=pulumi.ResourceOptions(parent=self, protect=False),
+        )
+        self._blob_role_id = pulumi.Output.all(client.subscription_id, role.name).apply(
+            lambda values: role_definition_id(str(values[0]), str(values[1]))
+        )
+        return role
 
     def _team_identity(
         self,
@@ -179,8 +204,7 @@ class BlobStorage(pulumi.ComponentResource):
         *,
         location: str,
         oidc_issuer_url: pulumi.Input[str] | None,
-        grants: list[BlobGrant],
-        roles: dict[str, pulumi.Output[str]],
+        access: TeamBlobAccess | None,
     ) -> None:
         """One team's identity, the credential that trusts its pods, and its roles on
         containers; what the team's service account is annotated with comes last."""
@@ -212,12 +236,12 @@ class BlobStorage(pulumi.ComponentResource):
             )
         # The client id reaches the service accounts only once the identity can actually be
         # used: trusted for the team's tokens and allowed on its containers. Pods that start
-        # earlier would fail their first token exchange or Blob request. Without grants an
-        # admin grants the Blob roles (docs/aks.md); the identity waits for no assignment here.
+        # earlier would fail their first token exchange or Blob request. Without its
+        # assignment an admin grants it (docs/aks.md); the identity waits for none here.
         usable: list[pulumi.Input[str]] = [identity.client_id, *(f.id for f in federated)]
-        for grant in grants:
-            assignment = self._blob_assignment(name, grant, identity, roles[grant.role])
-            self.role_assignments[(grant.team, grant.container)] = assignment
+        if access is not None:
+            assignment = self._blob_assignment(name, access, identity)
+            self.role_assignments[plan.team] = assignment
             usable.append(assignment.id)
         client_id = pulumi.Output.all(*usable).apply(lambda values: str(values[0]))
         self.identities[plan.team] = WorkloadIdentity(client_id, identity.tenant_id)
@@ -227,27 +251,21 @@ class BlobStorage(pulumi.ComponentResource):
     def _blob_assignment(
         self,
         name: str,
-        grant: BlobGrant,
+        access: TeamBlobAccess,
         identity: managedidentity.UserAssignedIdentity,
-        role: pulumi.Output[str],
     ) -> authorization.RoleAssignment:
-        """Data access on one container only, never on the account, its group or the
-        subscription."""
-        team = grant.team
-        access = "read and write" if grant.role == "contributor" else "read"
+        """The Blob data role on the account, conditioned to the team's containers and
+        prefixes: one assignment per team."""
         return authorization.RoleAssignment(
-            f"{name}-{team}-blob-{grant.role}-{grant.container}",
-            scope=self.containers[grant.container].id,
+            f"{name}-{access.team}-blob",
+            scope=self.account.id,
             principal_id=identity.principal_id,
             # The identity was just created: telling Azure its type spares the lookup that
             # fails while the new principal replicates through Entra ID.
             principal_type="ServicePrincipal",
-            role_definition_id=role,
-            description=f"Ray pods of team {team} {access} container {grant.container}",
+            role_definition_id=self._blob_role_id,
+            condition=blob_condition(access),
+            condition_version=CONDITION_VERSION,
+            description=f"Ray pods of team {access.team}: the Blob containers its condition names",
             opts=pulumi.ResourceOptions(parent=self, protect=False),
         )
-
-
-def _role_definition(subscription: pulumi.Output[str], role: str) -> pulumi.Output[str]:
-    definition: pulumi.Output[str] = subscription.apply(lambda s: role_definition_id(s, role))
-    return definition

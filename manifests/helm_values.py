@@ -42,6 +42,15 @@ RUNTIME_CLASS_BY_DRIVER: Final[dict[str, str]] = {
     "aks": "nvidia-container-runtime",
 }
 
+# The NVIDIA container toolkit setting (v1.20.0, the chart's `toolkit.version`; read by its
+# installer as the config option `accept-nvidia-visible-devices-envvar-when-unprivileged`) that
+# makes it ignore `NVIDIA_VISIBLE_DEVICES` in unprivileged containers: NVIDIA's own guidance
+# against containers that reach GPUs they never requested.
+TOOLKIT_HARDENING: Final = {
+    "name": "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED",
+    "value": "false",
+}
+
 # The name KubeRay's scheduler plugin and KAI's scheduler share.
 KAI_SCHEDULER_NAME: Final = "kai-scheduler"
 
@@ -106,12 +115,21 @@ def gpu_node_tolerations() -> list[dict[str, str]]:
     return [gpu, *tolerations_for([SPOT_TAINT])]
 
 
-def gpu_operator_values(gpu_driver: str) -> dict[str, Any]:
+def gpu_operator_values(gpu_driver: str, *, gpu_sharing: bool = False) -> dict[str, Any]:
     """NVIDIA GPU Operator: who installs the driver decides three values that go together.
 
     `operator`: the operator's driver and container toolkit run on every GPU node (pools are
     created with `gpuProfile.driver: None`). `aks`: AKS installs both, so the operator must not;
     its pods then use AKS's `nvidia-container-runtime` handler.
+
+    Where the operator installs the toolkit, no unprivileged container's environment selects
+    devices (TOOLKIT_HARDENING): the toolkit ignores `NVIDIA_VISIBLE_DEVICES` there, and a
+    container gets the GPUs the device plugin allocated to its requests (through CDI, on by
+    default since v25.10; the device plugin's `DEVICE_LIST_STRATEGY` stays the CDI one the
+    operator sets). The operator's own pods are privileged and keep reading it. KAI's GPU
+    fractions are handed to a container through that variable, so with `gpuSharing` the
+    toolkit keeps accepting it, and in team namespaces the admission policies are the guard
+    (manifests/access/admission.py), as they are with `aks`, where the toolkit is AKS's.
     """
     if gpu_driver not in GPU_DRIVER_MODES:
         raise ValueError(f"gpu_driver must be one of {', '.join(GPU_DRIVER_MODES)}: {gpu_driver!r}")
@@ -123,7 +141,11 @@ def gpu_operator_values(gpu_driver: str) -> dict[str, Any]:
             "runtimeClass": RUNTIME_CLASS_BY_DRIVER[gpu_driver],
         },
         "driver": {"enabled": by_operator},
-        "toolkit": {"enabled": by_operator},
+        "toolkit": (
+            {"enabled": True, "env": [dict(TOOLKIT_HARDENING)]}
+            if by_operator and not gpu_sharing
+            else {"enabled": by_operator}
+        ),
         # The operand DaemonSets (device plugin, GFD, DCGM exporter, validator, ...).
         "daemonsets": {"tolerations": gpu_node_tolerations()},
         # The chart's default turns the operator's DCGM ServiceMonitor on.

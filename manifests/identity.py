@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from manifests.namespaces import (
     ELASTIC_HEAD_SERVICE_ACCOUNT,
@@ -27,21 +27,48 @@ MAX_FEDERATED_CREDENTIALS_PER_IDENTITY: Final = 20
 # The audience Entra ID expects in a Kubernetes service-account token it exchanges.
 FEDERATION_AUDIENCE: Final = "api://AzureADTokenExchange"
 # Built-in role "Storage Blob Data Contributor": read, write and delete blobs and containers'
-# contents; no management of the account, its keys or its access.
+# contents; no management of the account, its keys or its access. Not assigned by the stack (its
+# management actions would let a team delete any container of the account through Azure
+# Resource Manager when assigned on the account); named for what an admin may know it by.
 STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE: Final = "ba92f5b4-2d11-453d-a403-e96b0029c9fe"
-STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME: Final = "Storage Blob Data Contributor"
-# Built-in role "Storage Blob Data Reader": read and list blobs, nothing else.
 STORAGE_BLOB_DATA_READER_ROLE: Final = "2a2b9908-6ea1-4ae2-8e65-a410df84e7d1"
-STORAGE_BLOB_DATA_READER_ROLE_NAME: Final = "Storage Blob Data Reader"
-# settings/blob_access.py's roles -> the built-in role's id and name.
-BLOB_ROLE_IDS: Final = {
-    "reader": STORAGE_BLOB_DATA_READER_ROLE,
-    "contributor": STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
-}
-BLOB_ROLE_NAMES: Final = {
-    "reader": STORAGE_BLOB_DATA_READER_ROLE_NAME,
-    "contributor": STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE_NAME,
-}
+# The stack's own role (one per stack, assignable in its data resource group only): the Blob data
+# actions and nothing else but reading a container's properties. Each team holds it once, on the
+# account, with a condition naming its containers (settings/access/blob_condition.py).
+BLOB_DATA_ROLE_NAME: Final = "aksray Blob data"
+BLOB_DATA_ACTIONS: Final = (
+    "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read",
+    "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write",
+    "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete",
+    "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/add/action",
+    "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/move/action",
+)
+BLOB_ROLE_ACTIONS: Final = ("Microsoft.Storage/storageAccounts/blobServices/containers/read",)
+
+
+def blob_data_role_name(stack: str, subscription: str) -> str:
+    """Role names are unique in a tenant: the stack and its subscription make this one so."""
+    return f"{BLOB_DATA_ROLE_NAME} ({stack}, {subscription})"
+
+
+def blob_data_role_args() -> dict[str, Any]:
+    """The stack's Blob data role: `authorization.RoleDefinition` arguments but its scope,
+    name and assignable scopes (the data resource group, known at deploy)."""
+    return {
+        "description": (
+            "Ray pods of one team: read, write and delete blobs where the assignment's "
+            "condition allows; no management of containers, the account or access"
+        ),
+        "role_type": "CustomRole",
+        "permissions": [
+            {
+                "actions": list(BLOB_ROLE_ACTIONS),
+                "not_actions": [],
+                "data_actions": list(BLOB_DATA_ACTIONS),
+                "not_data_actions": [],
+            }
+        ],
+    }
 
 
 def role_definition_id(subscription_id: str, role: str) -> str:

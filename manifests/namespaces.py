@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Final
 
 from catalog.project import PROJECT
@@ -14,11 +15,30 @@ RAY_SERVICE_ACCOUNT: Final = "ray-workload"
 # no worker runs as (manifests/autoscaler_access.py). Federated to the team's identity too.
 ELASTIC_HEAD_SERVICE_ACCOUNT: Final = "ray-elastic-head"
 MANAGED_BY: Final = {"app.kubernetes.io/managed-by": PROJECT}
+# What the admission policies read of a team's namespace (manifests/access/admission.py): no team
+# member can write a Namespace, so its labels are the policies' per-team data.
+TEAM_NAMESPACE_LABEL: Final = "aksray.io/team"
+LOCAL_QUEUE_NAMESPACE_LABEL: Final = "aksray.io/local-queue"
+KAI_QUEUE_NAMESPACE_LABEL: Final = "aksray.io/kai-queue"
+# One label per priority class the team may use (`priority.aksray.io/<class>: allowed`), and
+# the same list in one annotation, for the policies' messages.
+PRIORITY_NAMESPACE_LABEL_PREFIX: Final = "priority.aksray.io/"
+ALLOWED: Final = "allowed"
+PRIORITIES_ANNOTATION: Final = "aksray.io/priorities"
 CLIENT_ID_ANNOTATION: Final = "azure.workload.identity/client-id"
 TENANT_ID_ANNOTATION: Final = "azure.workload.identity/tenant-id"
 
 
-def team_namespace(namespace: str, team: str, department: str) -> dict[str, Any]:
+def team_namespace(
+    namespace: str,
+    team: str,
+    department: str,
+    *,
+    local_queue: str,
+    priorities: Sequence[str],
+) -> dict[str, Any]:
+    """A team's namespace, labelled with what the admission policies hold its Ray objects to:
+    its LocalQueue, its KAI queue (named after the team) and the priorities it may use."""
     return {
         "apiVersion": "v1",
         "kind": "Namespace",
@@ -26,12 +46,16 @@ def team_namespace(namespace: str, team: str, department: str) -> dict[str, Any]
             "name": namespace,
             "labels": {
                 **MANAGED_BY,
-                "aksray.io/team": team,
+                TEAM_NAMESPACE_LABEL: team,
                 "aksray.io/department": department,
+                LOCAL_QUEUE_NAMESPACE_LABEL: local_queue,
+                KAI_QUEUE_NAMESPACE_LABEL: team,
+                **{f"{PRIORITY_NAMESPACE_LABEL_PREFIX}{p}": ALLOWED for p in priorities},
                 # Ray pods need nothing beyond the baseline profile.
                 "pod-security.kubernetes.io/enforce": "baseline",
                 "pod-security.kubernetes.io/warn": "restricted",
             },
+            "annotations": {PRIORITIES_ANNOTATION: ", ".join(priorities)},
         },
     }
 

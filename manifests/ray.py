@@ -51,7 +51,7 @@ from manifests.ray_pods import (
     ray_cluster_spec,
     worker_groups,
 )
-from settings.blob_access import adapter_team
+from settings.access.blob import adapter_team
 from settings.model import WorkloadSettings
 from workloads.common.layout import (
     BASE_MODEL,
@@ -151,7 +151,7 @@ def runtime_env(requirements: Sequence[str]) -> dict[str, Any]:
 @dataclass(frozen=True)
 class BlobPlaces:
     """The containers a workload's payload writes and reads besides the shared ones: its team's
-    own (`<team>-data`) and the one holding the LoRA adapter (settings/blob_access.py)."""
+    own (`<team>-data`) and the one holding the LoRA adapter (settings/access/blob.py)."""
 
     team: str
     adapter: str

@@ -8,7 +8,6 @@ from typing import Any
 
 from resource_inputs import (
     AGENT_POOL,
-    BLOB_CONTAINER,
     BLOB_SERVICE,
     CONTAINER_REGISTRY,
     GRAFANA,
@@ -16,6 +15,7 @@ from resource_inputs import (
     MANAGED_CLUSTER,
     MONITOR_WORKSPACE,
     ROLE_ASSIGNMENT,
+    ROLE_DEFINITION,
     STORAGE_ACCOUNT,
     Resource,
     StackResource,
@@ -36,10 +36,17 @@ _MANAGED_CLUSTER_SCOPE = re.compile(
     r"managedClusters/[^/]+$",
     re.IGNORECASE,
 )
-_BLOB_CONTAINER_SCOPE = re.compile(
+_STORAGE_ACCOUNT_SCOPE = re.compile(
     r"^/subscriptions/[^/]+/resourceGroups/[^/]+/providers/Microsoft\.Storage/"
-    r"storageAccounts/[^/]+/blobServices/default/containers/[^/]+$",
+    r"storageAccounts/[^/]+$",
     re.IGNORECASE,
+)
+# The only actions a role the stack defines may hold: the Blob data actions, and reading a
+# container's properties (its management actions would let a team delete any container).
+BLOB_ROLE_ACTIONS = frozenset({"Microsoft.Storage/storageAccounts/blobServices/containers/read"})
+BLOB_ROLE_DATA_ACTIONS = frozenset(
+    f"Microsoft.Storage/storageAccounts/blobServices/containers/blobs/{action}"
+    for action in ("read", "write", "delete", "add/action", "move/action")
 )
 
 
@@ -63,6 +70,12 @@ SCOPED_ROLES = {
         MONITOR_WORKSPACE,
         _one("Microsoft.Monitor/accounts"),
         "the stack's Azure Monitor workspace",
+    ),
+    # Azure Kubernetes Service Cluster User Role: a team's group fetches the kubeconfig.
+    "4abbcc35-e782-43d8-92c5-2d3f1bd2253f": (
+        MANAGED_CLUSTER,
+        _MANAGED_CLUSTER_SCOPE,
+        "the stack's own AKS cluster",
     ),
     # Grafana Editor: the deployer provisions the dashboards.
     "a79a5197-3a5c-4973-a920-486035ffd60f": (
@@ -228,26 +241,43 @@ def _scoped_to(assignment: StackResource, resource_type: str, arm_scope: re.Patt
     return sources == [resource_type]
 
 
+def _blob_data_assignment(assignment: StackResource) -> str | None:
+    """What is wrong with a Blob data assignment (one of the stack's own role), or None: on
+    one storage account, with a condition (version 2.0) that names what it allows."""
+    if not _scoped_to(assignment, STORAGE_ACCOUNT, _STORAGE_ACCOUNT_SCOPE):
+        return f"scope {assignment.props.get('scope')!r} is not one storage account"
+    condition = str(assignment.props.get("condition") or "")
+    if assignment.props.get("conditionVersion") != "2.0" or "ActionMatches" not in condition:
+        return "it has no condition naming the containers it allows (conditionVersion 2.0)"
+    return None
+
+
 def role_assignments_scoped_to_a_storage_account(
     resources: Sequence[StackResource],
 ) -> list[tuple[str, str]]:
-    """Data roles on one Blob container (a team's data apart from every other team's); the
-    exceptions are the deploying identity's
-    Kubernetes RBAC admin role on this stack's own cluster (Entra ID with Azure RBAC and no
-    local accounts leaves no other way for `pulumi up` to reach the Kubernetes API), and the
-    monitoring roles on the stack's own workspace and Grafana, and the image cache's AcrPull on
-    its own registry and Key Vault Secrets User on one secret each (SCOPED_ROLES)."""
+    """Blob data access is the stack's own Blob data role on one storage account, conditioned
+    to the containers each team may use; the other roles the stack assigns are each on one
+    resource of the stack (SCOPED_ROLES): the deployer's Kubernetes RBAC admin role and the
+    teams' groups' kubeconfig role on its own cluster (Entra ID with Azure RBAC and no local
+    accounts leaves no other way to reach the Kubernetes API), the monitoring roles on its own
+    workspace and Grafana, and the image cache's AcrPull on its own registry and Key Vault
+    Secrets User on one secret each."""
     violations = []
     for assignment in (r for r in resources if r.resource_type == ROLE_ASSIGNMENT):
+        sources = assignment.property_dependencies.get("roleDefinitionId", [])
+        roles = [dependency.resource_type for dependency in sources]
+        if roles == [ROLE_DEFINITION]:
+            wrong = _blob_data_assignment(assignment)
+            if wrong is not None:
+                violations.append((assignment.urn, f"a Blob data assignment: {wrong}"))
+            continue
         scoped = SCOPED_ROLES.get(_role_guid(assignment.props))
         if scoped is not None:
             resource_type, pattern, what = scoped
             if _scoped_to(assignment, resource_type, pattern):
                 continue
-        elif _scoped_to(assignment, BLOB_CONTAINER, _BLOB_CONTAINER_SCOPE):
-            continue
         else:
-            what = "a single Blob container"
+            what = "one resource of the stack (an unknown role)"
         violations.append(
             (
                 assignment.urn,
@@ -256,3 +286,23 @@ def role_assignments_scoped_to_a_storage_account(
             )
         )
     return violations
+
+
+def roles_hold_blob_data_actions_only(resource: Resource) -> list[str]:
+    """A role the stack defines holds the Blob data actions and reading container properties,
+    nothing else, and is assignable in one resource group."""
+    if resource.resource_type != ROLE_DEFINITION:
+        return []
+    problems = []
+    for permission in resource.props.get("permissions") or []:
+        extra = set(permission.get("actions") or []) - BLOB_ROLE_ACTIONS
+        extra |= set(permission.get("dataActions") or []) - BLOB_ROLE_DATA_ACTIONS
+        if extra:
+            problems.append(
+                f"the role holds {', '.join(sorted(extra))}: a role of this stack holds the "
+                "Blob data actions only"
+            )
+    scopes = resource.props.get("assignableScopes") or []
+    if len(scopes) != 1:
+        problems.append(f"the role is assignable at {len(scopes)} scopes; one resource group only")
+    return problems

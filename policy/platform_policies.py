@@ -20,6 +20,7 @@ from azure_rules import (
     gpu_pools_scale_to_zero,
     no_privileged_roles,
     role_assignments_scoped_to_a_storage_account,
+    roles_hold_blob_data_actions_only,
     storage_account_locked_down,
 )
 from kubernetes_rules import (
@@ -117,11 +118,18 @@ POLICIES: list[Policy] = [
     ),
     _stack_policy(
         "role-assignments-scoped-to-storage",
-        "Identity: data roles scoped to one Blob container, the deployer's AKS RBAC admin "
-        "role to the stack's own cluster, the monitoring roles to the stack's own workspace "
-        "and Grafana, AcrPull to the stack's own registry, Key Vault Secrets User to one "
+        "Identity: Blob data access through the stack's own role on one storage account, "
+        "conditioned to each team's containers; the deployer's AKS RBAC admin role and the "
+        "teams' kubeconfig role on the stack's own cluster, the monitoring roles on its own "
+        "workspace and Grafana, AcrPull on its own registry, Key Vault Secrets User on one "
         "secret; never wider.",
         role_assignments_scoped_to_a_storage_account,
+    ),
+    _resource_policy(
+        "blob-role-data-actions-only",
+        "Identity: a role the stack defines holds the Blob data actions only, assignable in "
+        "one resource group.",
+        roles_hold_blob_data_actions_only,
     ),
     _stack_policy(
         "ray-pods-use-workload-identity",

@@ -4,8 +4,9 @@ Each generated stack is a realistic organisation: 10 teams per department, every
 own quota on two GPU pools (A100 and H100) and the CPU pool, sized so the team quotas add up to
 exactly what the pools hold at their maximum size (no overcommit: the plan is clean). The four
 workloads are enabled once per stack (the config contract has one instance per workload name),
-on the first teams; every team also gets its namespace, queues, identity and federated
-credential, so the stack grows with the number of teams.
+on the first teams; every team also gets its namespace, queues, identity, federated credential,
+Blob role assignment and a group of members (its RoleBinding and kubeconfig role), so the stack
+grows with the number of teams.
 
 Every measurement is the whole process, as a user runs it: `aksray plan --config FILE` in a
 fresh Python process, output discarded. Wall time by the clock around the child, peak memory
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,6 +57,11 @@ HEAD_MEMORY_GIB_PER_TEAM = 32
 CPU_VM_SIZE = "Standard_D32ds_v6"
 
 
+def members_group(team: str) -> str:
+    """A team's members: an Entra ID group object id, the same for the same team name."""
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"https://example.com/groups/{team}-members"))
+
+
 def generate_stack(teams: int) -> dict[str, Any]:
     """A stack document with `teams` teams, 10 per department, and the four workloads."""
     departments: list[dict[str, Any]] = []
@@ -70,6 +77,7 @@ def generate_stack(teams: int) -> dict[str, Any]:
                     "cpu": {"cpu": HEAD_CPU_PER_TEAM, "memory": f"{HEAD_MEMORY_GIB_PER_TEAM}Gi"},
                 },
                 "borrowingLimit": {"a100": {"gpu": A100_PER_TEAM}},
+                "members": [members_group(f"team-{index:04d}")],
             }
         )
     # Enough CPU nodes for every team's head quota, by node allocatable (cpu and memory).

@@ -178,6 +178,13 @@ class TeamSettings:
     lending_limit: Mapping[str, Resources]
     over_quota_weight: int
     queueing_strategy: QueueingStrategy
+    # Groups whose users submit the team's work, and groups that only read it, in the team's
+    # namespace (settings/access/teams.py); Entra ID object ids on an aks cluster.
+    members: tuple[str, ...] = ()
+    viewers: tuple[str, ...] = ()
+    # The priority classes its Ray objects may name; None: those of its workloads
+    # (settings/access/teams.py `allowed_priorities`).
+    priorities: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -300,6 +307,9 @@ class OperatorSettings:
     kai_actions: tuple[str, ...] | None
     # Where KubeRay's and Kueue's charts come from (catalog/versions.py CHART_SETS).
     chart_source: ChartSource
+    # With install False: `<namespace>/<name>` of the service account the cluster's own
+    # KubeRay operator runs as; None: not declared (the chart's, kuberay-system/kuberay-operator).
+    kuberay_service_account: str | None = None
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@ features."""
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 from catalog.kai import KAI_ACTIONS, PLACING_ACTION
@@ -17,7 +18,18 @@ from settings.errors import Problem
 from settings.model import ClusterSettings, OperatorSettings
 from settings.reader import Section, describe, join
 
-OPERATOR_KEYS: Final = ("install", "metrics", "gpuSharing", "kaiActions", "chartSource")
+OPERATOR_KEYS: Final = (
+    "install",
+    "metrics",
+    "gpuSharing",
+    "kaiActions",
+    "chartSource",
+    "kuberayServiceAccount",
+)
+# `<namespace>/<name>`: DNS-1123 labels, as Kubernetes names a namespace and a service account.
+_SERVICE_ACCOUNT = re.compile(
+    r"^(?=.{1,63}/)[a-z0-9]([-a-z0-9]*[a-z0-9])?/(?=.{1,253}\Z)[a-z0-9]([-.a-z0-9]*[a-z0-9])?\Z"
+)
 
 
 def parse_operators(
@@ -48,7 +60,31 @@ def parse_operators(
         install=install,
         kai_actions=_kai_actions(section, install=install),
         chart_source=_chart_source(section, install=install),
+        kuberay_service_account=_kuberay_service_account(section, install=install),
     )
+
+
+def _kuberay_service_account(section: Section, *, install: bool) -> str | None:
+    """`kuberayServiceAccount`: `<namespace>/<name>` of the service account an existing
+    cluster's KubeRay operator runs as, the one identity the admission policies let create GPU
+    pods in team namespaces; None: not declared (the chart's default, and the plan warns)."""
+    key = "kuberayServiceAccount"
+    if not section.has(key):
+        return None
+    if install:
+        section.problem(
+            join(section.path, key),
+            "is only for operators.install: false (a cluster that runs its own KubeRay); the "
+            "stack's release runs as kuberay-system/kuberay-operator: leave it out",
+        )
+        return None
+    value = section.string(
+        key,
+        pattern=_SERVICE_ACCOUNT,
+        hint="<namespace>/<service account> the cluster's KubeRay operator runs as, e.g. "
+        "kuberay-system/kuberay-operator",
+    )
+    return value or None
 
 
 def _chart_source(section: Section, *, install: bool) -> ChartSource:

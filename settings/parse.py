@@ -12,6 +12,8 @@ from typing import Any, Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH, STACK_NAME_PATTERN
 from catalog.project import PROJECT
+from settings.access.role_assignments import check_role_assignments, role_assignments
+from settings.access.teams import check_team_access
 from settings.catalogues import check_kubernetes_version, check_region
 from settings.cluster import CLUSTER_KEYS, parse_cluster
 from settings.defaults import DEFAULT_LOCATION
@@ -72,6 +74,7 @@ def parse_settings(
     workloads = parse_workloads(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage
     )
+    check_team_access(cluster.mode, scheduling, workloads, problems)
     check_team_containers(
         storage,
         scheduling,
@@ -93,6 +96,9 @@ def parse_settings(
         scheduling=scheduling,
         workloads=workloads,
         operators=operators,
+    )
+    check_role_assignments(  # judges values that parsed: the settings checks still run
+        role_assignments(cluster, storage, scheduling, observability, multikueue), judged
     )
     _check_token(top, raw, secret_keys)
     parsed = [p for p in problems if p not in judged]  # a worker's check may repeat the manager's

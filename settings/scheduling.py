@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Final
 
 from catalog.versions import CHARTS, KAI_RESOURCE_RESERVATION_NAMESPACE, KAI_SCALE_ADJUST_NAMESPACE
+from settings.access.teams import ACCESS_KEYS, parse_groups, parse_priorities
 from settings.defaults import (
     DEFAULT_ALLOW_OVERCOMMIT,
     DEFAULT_OVER_QUOTA_WEIGHT,
@@ -44,6 +45,7 @@ _TEAM_KEYS: Final = (
     "lendingLimit",
     "overQuotaWeight",
     "queueingStrategy",
+    *ACCESS_KEYS,
 )
 MAX_OVER_QUOTA_WEIGHT: Final = 1000
 # Below 15 minutes a healthy job on a GPU node scaled up from 0 (boot, driver, the Ray image)
@@ -208,6 +210,9 @@ def parse_team(
             "overQuotaWeight", DEFAULT_OVER_QUOTA_WEIGHT, maximum=MAX_OVER_QUOTA_WEIGHT
         ),
         queueing_strategy=team.literal("queueingStrategy", QUEUEING_STRATEGIES, strategy),
+        members=parse_groups(team, "members"),
+        viewers=parse_groups(team, "viewers"),
+        priorities=parse_priorities(team),
     )
     check_limits_within_quota(team, settings)
     return settings

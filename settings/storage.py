@@ -5,12 +5,9 @@ from __future__ import annotations
 
 from typing import Final
 
-from catalog.azure import (
-    BLOB_CONTAINER_NAME_PATTERN,
-    MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION,
-    STORAGE_ACCOUNT_NAME_PATTERN,
-)
-from settings.blob_access import blob_grants
+from catalog.azure import BLOB_CONTAINER_NAME_PATTERN, STORAGE_ACCOUNT_NAME_PATTERN
+from settings.access.blob import blob_access
+from settings.access.blob_condition import MAX_CONDITION_LENGTH, blob_condition
 from settings.defaults import DEFAULT_CONTAINERS, DEFAULT_STORAGE_ENABLED, DEFAULT_STORAGE_PROTECT
 from settings.errors import Problem
 from settings.model import SchedulingSettings, StorageSettings, WorkloadSettings
@@ -68,7 +65,8 @@ def check_team_containers(
     problems: list[Problem],
 ) -> None:
     """Each team's own container (`<team>-data`) must be a valid Blob container name that no
-    shared container takes, and the stack's Blob role assignments must fit Azure's limit.
+    shared container takes, and the condition of each team's Blob role assignment (which names
+    its containers) must fit Azure's limit on a condition's length.
 
     `grants_created`: the stack writes the teams' role assignments itself."""
     if not storage.enabled:
@@ -100,15 +98,15 @@ def check_team_containers(
     if not grants_created:
         return
     teams = [team.name for team in scheduling.teams]
-    count = len(blob_grants(teams, storage.containers, workloads))
-    if count > MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION:
-        problems.append(
-            Problem(
-                "scheduling.departments",
-                f"{len(teams):,} teams need {count:,} Blob role assignments (one per team and "
-                "container it reaches), above Azure's limit of "
-                f"{MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION:,} per subscription: use fewer "
-                "teams or shared containers, or set cluster.createRoleAssignments: false and "
-                "grant access some other way",
+    for access in blob_access(teams, storage.containers, workloads):
+        length = len(blob_condition(access))
+        if length > MAX_CONDITION_LENGTH:
+            problems.append(
+                Problem(
+                    "storage.containers",
+                    f"team {access.team}'s Blob role assignment would need a condition of "
+                    f"{length:,} characters naming its containers, above Azure's "
+                    f"{MAX_CONDITION_LENGTH:,}: use fewer or shorter shared containers",
+                )
             )
-        )
+            return

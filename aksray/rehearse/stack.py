@@ -4,7 +4,9 @@ Its organisation tree, quotas, pools and workloads stay exactly as written; what
 provide is replaced: the cluster becomes `mode: existing` on the rig's kubeconfig context, the
 operators are the rig's own processes (`operators.install: false`), and Blob storage is an
 existing account by name (`storage.existingAccount`) that nothing on the rig ever calls. The
-Hugging Face token is dropped: no payload runs.
+Hugging Face token is dropped: no payload runs. A team that names no member group gets a
+stand-in one (`stand_in_group`), so every rehearsal has the RoleBindings a member acts through
+(the `team-members` scenario impersonates a user in it).
 """
 
 from __future__ import annotations
@@ -18,6 +20,28 @@ from catalog.project import PROJECT
 
 REHEARSAL_ACCOUNT: Final = "aksrayrehearsal"
 KEPT_CLUSTER_KEYS: Final = ("gpuDriver", "systemPool", "cpuPool", "gpuPools")
+
+
+def stand_in_group(team: str) -> str:
+    """The member group a rehearsal gives a team that names none."""
+    return f"aksray-rehearsal-{team}-members"
+
+
+def with_members(scheduling: Mapping[str, Any]) -> dict[str, Any]:
+    """The scheduling section, every team that names no member group given a stand-in one."""
+    departments = []
+    for department in scheduling.get("departments") or []:
+        if not isinstance(department, Mapping):
+            departments.append(department)
+            continue
+        teams = [
+            {**team, "members": [stand_in_group(str(team["name"]))]}
+            if isinstance(team, Mapping) and not team.get("members") and team.get("name")
+            else team
+            for team in department.get("teams") or []
+        ]
+        departments.append({**department, "teams": teams})
+    return {**scheduling, "departments": departments} if departments else dict(scheduling)
 
 
 def read_stack_file(path: Path) -> dict[str, Any]:
@@ -52,7 +76,7 @@ def rehearsal_config(
         "cluster": derived_cluster,
         "storage": derived_storage,
         "operators": operators,
-        "scheduling": stack.get("scheduling") or {},
+        "scheduling": with_members(stack.get("scheduling") or {}),
         "workloads": dict(workloads if workloads is not None else stack.get("workloads") or {}),
     }
     return {f"{PROJECT}:{key}": value for key, value in config.items()}

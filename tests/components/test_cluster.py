@@ -435,13 +435,8 @@ def test_deployer_is_cluster_admin_on_this_cluster_only(stack: str, principal_ty
 def test_deployer_role_can_be_left_to_the_operator(tmp_path: Path) -> None:
     document = mutated("dev", _cluster_config(lambda c: c.update(deployerPrincipalType="None")))
     result = run_program(write_stack(tmp_path, document))
-    # Only the team's Blob grants remain: write on its container and on models (it runs
-    # model-stage), read on datasets.
-    assert sorted(r.name for r in result.by_type(ROLE)) == [
-        "aksray-storage-team-a-blob-contributor-models",
-        "aksray-storage-team-a-blob-contributor-team-a-data",
-        "aksray-storage-team-a-blob-reader-datasets",
-    ]
+    # Only the team's Blob assignment remains (one, whatever the containers it reaches).
+    assert sorted(r.name for r in result.by_type(ROLE)) == ["aksray-storage-team-a-blob"]
     provider = one(result, PROVIDER, "aksray-cluster-k8s")
     assert _pool(result, "cpu").urn in provider.depends_on
     assert not any(ROLE in urn for urn in transitive_dependencies(result, provider))

@@ -178,15 +178,29 @@ def test_a_stack_that_grants_the_deployer_nothing_grants_no_grafana_role(tmp_pat
     document = mutated("prod", lambda c: c[P + "cluster"].update(deployerPrincipalType="None"))
     result = run_program(write_stack(tmp_path, document, "Pulumi.prod.yaml"))
     assert GRAFANA_EDITOR_ROLE not in {_role(r) for r in result.by_type(ROLE)}
-    assert len(result.by_type(DASHBOARD)) == 3
+    assert len(result.by_type(DASHBOARD)) == 4
 
 
 def test_the_dashboards_are_provisioned_from_the_repository_files() -> None:
     result = planned("prod")
     boards = {r.name.rsplit("-dashboard-", 1)[-1]: r for r in result.by_type(DASHBOARD)}
-    assert {name: json.loads(r.inputs["configJson"]) for name, r in boards.items()} == {
-        path.stem: json.loads(path.read_text()) for path in sorted(DASHBOARDS_DIR.glob("*.json"))
-    }
+    files = {path.stem: json.loads(path.read_text()) for path in DASHBOARDS_DIR.glob("*.json")}
+    provisioned = {name: json.loads(r.inputs["configJson"]) for name, r in boards.items()}
+    usage = provisioned.pop("usage")
+    assert provisioned == {name: model for name, model in files.items() if name != "usage"}
+    # The usage dashboard: the file with prod's pools' prices per GPU-hour filled in (a100:
+    # Standard_NC96ads_A100_v4 $14.692 / 4, h100: Standard_ND96isr_H100_v5 $98.32 / 8,
+    # a100spot: Standard_NC24ads_A100_v4 $3.673 / 1, catalog/prices.py).
+    cost = next(p for p in usage["panels"] if p["title"].startswith("Cost per team"))
+    expr = cost["targets"][0]["expr"]
+    assert [term.rsplit(" * ", 1)[1].rstrip(")") for term in expr.split(" or ")] == [
+        "3.673",
+        "12.29",
+        "3.673",
+    ]
+    assert 'flavor="a100"' in expr and 'flavor="h100"' in expr and 'flavor="a100spot"' in expr
+    assert "a100 $3.673, h100 $12.29, a100spot $3.673" in cost["description"]
+    assert [p["id"] for p in usage["panels"]] == [p["id"] for p in files["usage"]["panels"]]
     folder = _only(result, FOLDER)
     assert folder.inputs["title"] == DASHBOARD_FOLDER
     assert all(r.property_dependencies["folder"] == (folder.urn,) for r in boards.values())
@@ -206,7 +220,7 @@ def test_without_grafana_the_metrics_stay_and_grafana_goes(tmp_path: Path) -> No
 
 def test_dev_can_turn_it_on(tmp_path: Path) -> None:
     result = _observed(tmp_path, "dev", enabled=True)
-    assert [len(result.by_type(t)) for t in (AMW, GRAFANA, DASHBOARD)] == [1, 1, 3]
+    assert [len(result.by_type(t)) for t in (AMW, GRAFANA, DASHBOARD)] == [1, 1, 4]
     assert result.settings.observability.grafana is True
 
 
@@ -220,7 +234,9 @@ def test_the_summary_says_where_to_look() -> None:
     data = summary(plan(result), _path(result))["monitoring"]
     assert data["grafanaOutput"] in result.outputs
     assert (
-        data["dashboards"] == [d.title for d in dashboards()] == ["GPU fleet", "Queues", "Endpoint"]
+        data["dashboards"]
+        == [d.title for d in dashboards()]
+        == ["GPU fleet", "Queues", "Endpoint", "GPU usage and cost"]
     )
     assert result.outputs["grafanaDashboards"] == data["dashboards"]
     lines = monitoring_lines(data)

@@ -14,7 +14,7 @@ from catalog.kai import EVICTING_ACTIONS, KAI_ACTIONS, PLACING_ACTION
 from catalog.priorities import PRIORITY_CLASSES
 from manifests.helm_values import kai_scheduler_values
 from tests.support.chart_values import chart_defaults, unknown_value_paths
-from tests.support.crd_conformance import compile_crd, validate_with
+from tests.support.crd.conformance import compile_crd, validate_with
 from tests.support.harness import planned
 from tests.support.operators import run_mutated, values
 from tests.support.reference import REFERENCE

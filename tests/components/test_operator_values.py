@@ -79,8 +79,22 @@ def test_free_form_maps_take_any_key() -> None:
 def test_operator_managed_driver_enables_driver_and_toolkit() -> None:
     found = values(planned("dev"), "aksray-operators-gpu-operator")  # dev: gpuDriver operator
     assert found["driver"] == {"enabled": True}
-    assert found["toolkit"] == {"enabled": True}
+    # The toolkit ignores NVIDIA_VISIBLE_DEVICES in unprivileged containers (CDI stays on:
+    # the chart's default, the device plugin's strategy untouched).
+    assert found["toolkit"] == {
+        "enabled": True,
+        "env": [
+            {"name": "ACCEPT_NVIDIA_VISIBLE_DEVICES_ENVVAR_WHEN_UNPRIVILEGED", "value": "false"}
+        ],
+    }
+    assert "cdi" not in found and "env" not in found.get("devicePlugin", {})
     assert found["operator"]["runtimeClass"] == "nvidia"
+
+
+def test_gpu_sharing_keeps_the_toolkit_reading_the_variable(tmp_path: Path) -> None:
+    """KAI hands a GPU fraction to a container through NVIDIA_VISIBLE_DEVICES."""
+    result = run_mutated(tmp_path, "dev", {"operators": {"gpuSharing": True}})
+    assert values(result, "aksray-operators-gpu-operator")["toolkit"] == {"enabled": True}
 
 
 def test_aks_managed_driver_sets_all_three_values_together(tmp_path: Path) -> None:

@@ -38,7 +38,8 @@ ACCOUNT = of_type("azure-native:storage:StorageAccount")
 BLOB_SERVICE = of_type("azure-native:storage:BlobServiceProperties")
 CLUSTER = of_type("azure-native:containerservice:ManagedCluster")
 GPU_POOL = of_type("azure-native:containerservice:AgentPool", "pool-a100")
-DATA_ROLE = of_type("azure-native:authorization:RoleAssignment", "blob-contributor")
+DATA_ROLE = of_type("azure-native:authorization:RoleAssignment", "-blob")
+BLOB_ROLE = of_type("azure-native:authorization:RoleDefinition", "blob-role")
 ADMIN_ROLE = of_type("azure-native:authorization:RoleAssignment", "deployer-admin")
 ACR_PULL = of_type("azure-native:authorization:RoleAssignment", "acr-pull")
 SECRET_READER = of_type("azure-native:authorization:RoleAssignment", "dockerhub-username")
@@ -102,15 +103,26 @@ BREAKS: list[tuple[str, Select, Callable[[Inputs], None], str | None]] = [
         "scope",
     ),
     (
-        # The whole account: every team's data, not one container.
+        # On the account without its condition: every team's data.
         "role-assignments-scoped-to-storage",
         DATA_ROLE,
-        setter(
-            "scope",
-            value="/subscriptions/s/resourceGroups/rg-data/providers/Microsoft.Storage/"
-            "storageAccounts/staksrayprod",
+        lambda inputs: inputs.pop("condition"),
+        None,
+    ),
+    (
+        # Storage Blob Data Contributor's management actions: delete any container.
+        "blob-role-data-actions-only",
+        BLOB_ROLE,
+        lambda inputs: inputs["permissions"][0]["actions"].append(
+            "Microsoft.Storage/storageAccounts/blobServices/containers/delete"
         ),
-        "scope",
+        None,
+    ),
+    (
+        "blob-role-data-actions-only",
+        BLOB_ROLE,
+        setter("assignableScopes", value=["/subscriptions/s", "/subscriptions/t"]),
+        None,
     ),
     (
         "role-assignments-scoped-to-storage",

@@ -1,8 +1,9 @@
 """Role assignments: who may write them, and a stack whose pipeline may not.
 
 Every role assignment the stack creates (the deployer's AKS RBAC Cluster Admin on the cluster,
-each team identity's Storage Blob Data Contributor on the account) needs
-`Microsoft.Authorization/roleAssignments/write`, which Contributor does not have. With
+each team identity's Blob data role on the account, each team group's Cluster User role) needs
+`Microsoft.Authorization/roleAssignments/write`, which Contributor does not have, and the
+stack's Blob data role `Microsoft.Authorization/roleDefinitions/write`. With
 `cluster.createRoleAssignments: false` the stack creates none, and `aksray plan` says what an
 admin must grant instead (docs/aks.md has the commands).
 """
@@ -49,12 +50,13 @@ def test_by_default_the_stack_writes_its_role_assignments() -> None:
     assert planned("prod").settings.cluster.create_role_assignments is True
     names = {r.name for r in planned("prod").by_type(ROLE)}
     assert "aksray-cluster-deployer-admin" in names
-    assert {f"aksray-storage-{t}-blob-contributor-{t}-data" for t in ("nlp", "vision")} <= names
+    assert {f"aksray-storage-{t}-blob" for t in ("nlp", "vision", "serving", "training")} <= names
 
 
 def test_a_contributor_only_pipeline_creates_no_role_assignment(tmp_path: Path) -> None:
     result = without_assignments(tmp_path)
     assert result.by_type(ROLE) == []
+    assert result.by_type("azure-native:authorization:RoleDefinition") == []
     provider = one(result, PROVIDER, "aksray-cluster-k8s")
     assert not any(ROLE in urn for urn in transitive_dependencies(result, provider))
     # The identities, their federated credentials and the service account annotations stay.
@@ -63,27 +65,6 @@ def test_a_contributor_only_pipeline_creates_no_role_assignment(tmp_path: Path) 
     assert result.settings.elastic_teams == {"training", "serving"}
     # One per team, and one more for each team's elastic heads (training, serving).
     assert len(result.by_type("azure-native:managedidentity:FederatedIdentityCredential")) == 6
-
-
-# Prod's Blob grants, team by team (settings/blob_access.py): write on its own container, read
-# on the shared ones (training writes models: it runs model-stage), and serving and training
-# read nlp's container, where qwen-lora (nlp) writes the adapter their workloads load.
-PROD_BLOB_GRANTS = (
-    ("nlp", "Contributor", "nlp-data", "the team's own"),
-    ("nlp", "Reader", "datasets", "shared"),
-    ("nlp", "Reader", "models", "shared"),
-    ("vision", "Contributor", "vision-data", "the team's own"),
-    ("vision", "Reader", "datasets", "shared"),
-    ("vision", "Reader", "models", "shared"),
-    ("serving", "Contributor", "serving-data", "the team's own"),
-    ("serving", "Reader", "datasets", "shared"),
-    ("serving", "Reader", "models", "shared"),
-    ("serving", "Reader", "nlp-data", "llm-serve reads the qwen-lora adapter there"),
-    ("training", "Contributor", "training-data", "the team's own"),
-    ("training", "Reader", "datasets", "shared"),
-    ("training", "Contributor", "models", "model-stage writes it for all"),
-    ("training", "Reader", "nlp-data", "vllm-batch reads the qwen-lora adapter there"),
-)
 
 
 def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
@@ -108,13 +89,42 @@ def test_plan_names_every_grant_an_admin_must_make(tmp_path: Path) -> None:
             for secret in ("dockerhub-username", "dockerhub-token")
         ),
         *(
-            f'an admin must grant "Storage Blob Data {role}" on Blob container {container} to '
-            f"identity id-aksray-prod-{team} (team {team}'s Ray pods reach Blob with it: "
-            f"{reason}; commands in docs/aks.md)"
-            for team, role, container, reason in PROD_BLOB_GRANTS
+            'an admin must assign the role "aksray Blob data" (Blob data actions only, created '
+            "once per stack) on storage account staksrayprod<suffix> to identity "
+            f"id-aksray-prod-{team}, with the condition `aksray plan --json` shows for team "
+            f"{team} (summary.storage.teams; commands in docs/aks.md)"
+            for team in ("nlp", "vision", "serving", "training")
         ),
     ]
     assert findings.errors == []
+
+
+def test_plan_names_the_kubeconfig_role_of_every_group(tmp_path: Path) -> None:
+    groups = (
+        "0" * 8 + "-0000-0000-0000-" + "0" * 11 + "1",
+        "0" * 8 + "-0000-0000-0000-" + "0" * 11 + "2",
+    )
+
+    def change(config: dict[str, Any]) -> None:
+        config[P + "cluster"]["createRoleAssignments"] = False
+        teams = config[P + "scheduling"]["departments"][0]["teams"]
+        teams[0]["members"] = [groups[0]]
+        teams[1]["members"] = [groups[0]]
+        teams[1]["viewers"] = [groups[1]]
+
+    result = run_program(
+        write_stack(tmp_path, mutated("prod", change), "Pulumi.prod.yaml"), stack="prod"
+    )
+    assert result.ok, result.problems
+    ours = [w.message for w in run_checks(plan(result)).warnings if "Cluster User" in w.message]
+    assert ours == [
+        'an admin must grant "Azure Kubernetes Service Cluster User Role" on cluster '
+        f"aks-aksray-prod to group {groups[0]} (team nlp, vision: it fetches the kubeconfig with "
+        "it; commands in docs/aks.md)",
+        'an admin must grant "Azure Kubernetes Service Cluster User Role" on cluster '
+        f"aks-aksray-prod to group {groups[1]} (team vision: it fetches the kubeconfig with it; "
+        "commands in docs/aks.md)",
+    ]
 
 
 def test_no_such_warning_when_the_stack_grants_them() -> None:

@@ -13,9 +13,10 @@ import pytest
 from aksray.offline.mocks import placeholder
 from aksray.offline.runner import RecordedResource, RunResult, run_program
 from manifests.identity import (
+    BLOB_DATA_ACTIONS,
+    BLOB_ROLE_ACTIONS,
     FEDERATION_AUDIENCE,
     MAX_FEDERATED_CREDENTIALS_PER_IDENTITY,
-    STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE,
 )
 from manifests.namespaces import (
     CLIENT_ID_ANNOTATION,
@@ -32,6 +33,7 @@ GROUP = "azure-native:resources:ResourceGroup"
 IDENTITY = "azure-native:managedidentity:UserAssignedIdentity"
 FIC = "azure-native:managedidentity:FederatedIdentityCredential"
 ROLE = "azure-native:authorization:RoleAssignment"
+ROLE_DEFINITION = "azure-native:authorization:RoleDefinition"
 SERVICE_ACCOUNT = "kubernetes:core/v1:ServiceAccount"
 SUFFIX = "random:index/randomString:RandomString"
 
@@ -141,7 +143,7 @@ def test_protect_follows_the_stack(stack: str, protected: bool) -> None:
     assert {(r.name, r.protect) for r in data} == {(r.name, protected) for r in data}
     # Identities and their grants are recreated at will; only data (and its name) is protected.
     others = [r for r in _storage_resources(result) if r.custom and r not in data]
-    assert {r.type for r in others} == {IDENTITY, FIC, ROLE}
+    assert {r.type for r in others} == {IDENTITY, FIC, ROLE, ROLE_DEFINITION}
     assert not any(r.protect for r in others)
     assert not any(r.protect for r in result.resources if r.urn in _cluster_side(result))
 
@@ -208,28 +210,26 @@ def _check_identities(result: RunResult) -> None:
         assert (namespace, name) == (team.namespace, "ray-workload")
         assert (namespace, name) in service_accounts
 
-        container = f"{team.name}-data"
-        role = one(result, ROLE, f"aksray-storage-{team.name}-blob-contributor-{container}")
-        assert role.inputs["scope"] == placeholder(
-            f"id of BlobContainer aksray-storage-{container}"
-        )
+        # One Blob assignment per team, on the account, of the stack's Blob data role, with a
+        # condition (what it allows: tests/components/test_blob_isolation.py).
+        role = one(result, ROLE, f"aksray-storage-{team.name}-blob")
+        assert role.inputs["scope"] == placeholder("id of StorageAccount aksray-storage-account")
         assert role.inputs["principalId"] == placeholder(
             f"principal id of identity {identity_name}"
         )
         assert role.inputs["principalType"] == "ServicePrincipal"
         assert role.inputs["roleDefinitionId"] == (
             f"/subscriptions/{placeholder('subscription id')}/providers/"
-            f"Microsoft.Authorization/roleDefinitions/{STORAGE_BLOB_DATA_CONTRIBUTOR_ROLE}"
+            "Microsoft.Authorization/roleDefinitions/"
+            f"{placeholder('auto-name of aksray-storage-blob-role')}"
         )
-        assert one(result, CONTAINER, f"aksray-storage-{container}").urn in role.depends_on
+        assert role.inputs["conditionVersion"] == "2.0"
+        assert f"'{team.name}-data'" in role.inputs["condition"]
+        assert one(result, ROLE_DEFINITION, "aksray-storage-blob-role").urn in role.depends_on
 
         # The annotation lands only once the identity is federated (for every account) and
         # allowed on every container it reaches.
-        grants = [
-            r.urn
-            for r in result.by_type(ROLE)
-            if r.name.startswith(f"aksray-storage-{team.name}-blob-")
-        ]
+        grants = [role.urn]
         accounts = [("ray", credential)]
         if team.name in elastic:
             head = one(result, FIC, f"aksray-storage-{team.name}-federation-ray-elastic-head")
@@ -254,6 +254,39 @@ def _check_identities(result: RunResult) -> None:
 @pytest.mark.parametrize("stack", ["dev", "prod"])
 def test_one_identity_per_team_federated_to_its_service_account(stack: str) -> None:
     _check_identities(planned(stack))
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_the_blob_role_holds_the_blob_data_actions_and_no_management(stack: str) -> None:
+    """Assigned on the account, Storage Blob Data Contributor's management actions
+    (containers/write, containers/delete) would let a team delete any container through Azure
+    Resource Manager, which no condition constrains: the stack's own role has none of them."""
+    result = planned(stack)
+    role = one(result, ROLE_DEFINITION, "aksray-storage-blob-role")
+    assert role.inputs["scope"] == placeholder("id of ResourceGroup aksray-storage-rg")
+    assert role.inputs["assignableScopes"] == [placeholder("id of ResourceGroup aksray-storage-rg")]
+    assert (
+        role.inputs["roleName"] == f"aksray Blob data ({stack}, {placeholder('subscription id')})"
+    )
+    assert role.inputs["roleType"] == "CustomRole"
+    assert role.inputs["permissions"] == [
+        {
+            "actions": ["Microsoft.Storage/storageAccounts/blobServices/containers/read"],
+            "notActions": [],
+            "dataActions": [
+                "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/read",
+                "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/write",
+                "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/delete",
+                "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/add/action",
+                "Microsoft.Storage/storageAccounts/blobServices/containers/blobs/move/action",
+            ],
+            "notDataActions": [],
+        }
+    ]
+    assert (BLOB_ROLE_ACTIONS, len(BLOB_DATA_ACTIONS)) == (
+        ("Microsoft.Storage/storageAccounts/blobServices/containers/read",),
+        5,
+    )
 
 
 def test_prod_identities_use_the_team_namespace_not_the_team_name() -> None:
@@ -304,6 +337,7 @@ def test_storage_and_identities_do_not_wait_for_the_cluster(stack: str) -> None:
         CONTAINER,
         IDENTITY,
         ROLE,
+        ROLE_DEFINITION,
     }
     for resource in independent:
         assert transitive_dependencies(result, resource) & cluster_side == set(), resource.name

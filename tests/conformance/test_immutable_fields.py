@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from catalog.immutable_fields import REFUSED_UPDATES
-from tests.support.crd_conformance import reference_rules
+from tests.support.crd.conformance import reference_rules
 from tests.support.reference import chart
 
 pytestmark = pytest.mark.reference

@@ -1,5 +1,5 @@
 """T3: every custom resource the program registers, for every stack, passes its upstream CRD —
-schema, unknown fields and every CEL rule (tests/support/crd_conformance.py)."""
+schema, unknown fields and every CEL rule (tests/support/crd/conformance.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from aksray.offline.render import is_kubernetes_object
 from aksray.offline.runner import PROJECT_ROOT, RunResult, run_program
-from tests.support.crd_conformance import is_custom_resource, validate_object
+from tests.support.crd.conformance import is_custom_resource, validate_object
 from tests.support.harness import STACKS, planned
 
 SCENARIOS = sorted((PROJECT_ROOT / "tests" / "stacks").glob("*.yaml"))

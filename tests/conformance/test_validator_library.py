@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.crd_conformance import (
+from tests.support.crd.conformance import (
     KUBERNETES_FUNCTIONS,
     escape_property,
     parse_quantity,
     validate_with,
 )
-from tests.support.crd_objects import synthetic_crd, synthetic_object
+from tests.support.crd.objects import synthetic_crd, synthetic_object
 
 
 def test_embedded_resources_need_apiversion_and_kind_and_plain_metadata() -> None:

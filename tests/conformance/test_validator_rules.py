@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.support.crd_conformance import reference_rules, validate_object, validate_with
-from tests.support.crd_objects import (
+from tests.support.crd.conformance import reference_rules, validate_object, validate_with
+from tests.support.crd.objects import (
     Manifest,
     cluster_queue,
     cohort,

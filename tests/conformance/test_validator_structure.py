@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.support.crd_conformance import is_custom_resource, validate_object
-from tests.support.crd_objects import KUEUE, Manifest, cluster_queue, local_queue
+from tests.support.crd.conformance import is_custom_resource, validate_object
+from tests.support.crd.objects import KUEUE, Manifest, cluster_queue, local_queue
 
 
 @pytest.mark.reference

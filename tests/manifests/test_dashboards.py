@@ -106,11 +106,11 @@ def test_the_name_reader_finds_metrics_and_nothing_else() -> None:
     }
 
 
-def test_there_are_the_three_dashboards_each_valid_and_unique() -> None:
+def test_there_are_the_four_dashboards_each_valid_and_unique() -> None:
     boards = dashboards()
-    assert [b.title for b in boards] == ["GPU fleet", "Queues", "Endpoint"]
+    assert [b.title for b in boards] == ["GPU fleet", "Queues", "Endpoint", "GPU usage and cost"]
     assert sorted(p.name for p in DASHBOARDS_DIR.glob("*.json")) == sorted(DASHBOARD_FILES)
-    assert len({b.uid for b in boards}) == 3
+    assert len({b.uid for b in boards}) == 4
     for board in boards:
         model = json.loads(board.model)
         variables = {v["name"]: v for v in model["templating"]["list"]}

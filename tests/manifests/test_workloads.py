@@ -21,7 +21,7 @@ from aksray.offline.runner import RecordedResource, RunResult, run_program
 from catalog.versions import RAY_IMAGE, RAY_VERSION
 from manifests import ray, ray_pods
 from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
-from tests.support.crd_conformance import validate_object
+from tests.support.crd.conformance import validate_object
 from tests.support.harness import (
     assert_rejected,
     cli,

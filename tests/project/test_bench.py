@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from aksray.offline.runner import PROJECT_ROOT
 from tests.support.scripts import load_script
@@ -64,3 +65,21 @@ def test_the_readme_shows_the_latest_measured_table() -> None:
     rows = [line for line in block.splitlines() if line.startswith("| ") and "---" not in line]
     names = [row.split("|")[1].strip() for row in rows[1:]]
     assert {"prod", "dev", "local", "10 teams", "100 teams"} <= set(names)
+
+
+def test_the_resources_per_team_the_development_guide_states(tmp_path: Path) -> None:
+    """docs/development.md says what every generated team brings; count it (a department of
+    10 teams adds its cohort and KAI parent queue)."""
+    from aksray.offline.runner import run_program
+
+    counts = []
+    for teams in (10, 20):
+        path = tmp_path / f"Pulumi.bench{teams}.yaml"
+        path.write_text(yaml.safe_dump(_bench().generate_stack(teams)))
+        result = run_program(path, stack=f"bench{teams}")
+        assert result.ok, result.problems
+        counts.append(len(result.resources))
+    per_team = (counts[1] - counts[0] - 2) // 10
+    assert counts[1] - counts[0] - 2 == per_team * 10
+    guide = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    assert f"({per_team} resources per team)" in guide

@@ -216,6 +216,53 @@ def test_an_endpoint_admitted_late_still_starts(stack: str) -> None:
     assert bound == pods != "0"
 
 
+# What every stack's member is refused, as a member (RBAC lets the Ray objects through, the
+# policy refuses them) and as the admin (the kinds no member may create).
+MEMBER_REFUSALS = (
+    "a RayJob without the queue label (as a member)",
+    "a RayJob whose head sets NVIDIA_VISIBLE_DEVICES=all (as a member)",
+    "a RayJob whose worker runs under runtimeClassName nvidia (as a member)",
+    "a RayJob whose head asks KAI for half a GPU (as a member)",
+    "a Pod asking for a GPU (as the admin)",
+    "a Job asking for a GPU (as the admin)",
+    "a Deployment asking for a GPU (as the admin)",
+    "a Pod with no GPU request but NVIDIA_VISIBLE_DEVICES=all (as the admin)",
+    "a RayCluster of one's own (as the admin)",
+)
+
+
+@pytest.mark.parametrize("stack", list(STACKS))
+def test_a_member_submits_through_the_queue_and_nothing_gets_around_it(stack: str) -> None:
+    result = rehearsal(stack)["team-members"]
+    assert result["applicable"] is True
+    assert broken(result) == []
+    held = {v["name"] for v in result["invariants"] if v["held"]}
+    for what in MEMBER_REFUSALS:
+        assert f"scenario: {what} is refused" in held, what
+    for verdict in (" admitted by Kueue", " finished", "'s pods bound, each by kai-scheduler"):
+        assert f"scenario: my-first-job{verdict}" in held, verdict
+    # Secrets neither in its own namespace nor in another (another team's, or kube-system).
+    secrets = [v for v in held if v.startswith("scenario: a member may not get secrets in ")]
+    assert len(secrets) == 2, secrets
+    refused = [e["detail"] for e in result["events"] if e["what"] == "refused"]
+    assert all("ValidatingAdmissionPolicy 'aksray-team-" in d or "is forbidden: User" in d
+               for d in refused)  # fmt: skip
+    admitted = events(result, "my-first-job", "admitted")
+    assert admitted and events(result, "my-first-job", "finished")
+
+
+def test_prods_member_cannot_reach_another_teams_queue_or_namespace() -> None:
+    held = {v["name"] for v in rehearsal("prod")["team-members"]["invariants"] if v["held"]}
+    assert {
+        "scenario: a RayJob on team vision's LocalQueue (as a member) is refused",
+        "scenario: a RayJob in team vision's KAI queue (as a member) is refused",
+        "scenario: a RayJob at priority inference, which team nlp may not use (as a member) "
+        "is refused",
+        "scenario: a member may not create rayjobs.ray.io in vision",
+        "scenario: a member cannot list RayJobs in vision",
+    } <= held
+
+
 def _gangs(scheduler: str) -> dict[str, Any]:
     if scheduler == "kai-scheduler":
         return rehearsal("dev")["gangs-compete"]

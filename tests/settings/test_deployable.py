@@ -113,7 +113,11 @@ def test_an_existing_cluster_is_not_held_to_the_region_table(tmp_path: Path) -> 
     config(document)[P + "location"] = "westus2"
     config(document)[P + "cluster"].update(mode="existing", kubeconfigContext="kind-dev")
     config(document)[P + "storage"] = {"enabled": False}
-    config(document)[P + "operators"] = {"install": False, "kaiActions": ["allocate"]}
+    config(document)[P + "operators"] = {
+        "install": False,
+        "kaiActions": ["allocate"],
+        "kuberayServiceAccount": "kuberay-system/kuberay-operator",
+    }
     _pool(document)["vmSize"] = "Standard_NC40ads_H100_v5"
     assert _warnings(tmp_path, document) == []
 

@@ -132,6 +132,14 @@ PLACES: Final[dict[str, Place]] = {
         "each command starts the rig for minutes; make rehearse-test plays these stacks and "
         "scenarios under .ci/run where the rig is cached, and tests/cli tests the refusals",
     ),
+    "docs/teams.md#sign-in": Place(
+        Where.AZURE, "an AKS cluster with Entra ID; rights proven by team-members"
+    ),
+    "docs/teams.md#submit": Place(
+        Where.AZURE, "a cluster; the same RayJob is submitted as a member by team-members"
+    ),
+    "docs/teams.md#why-waiting": Place(Where.AZURE, "reads a running cluster"),
+    "docs/teams.md#dashboard": Place(Where.AZURE, "a running Ray cluster"),
     "docs/verify.md#verify": Place(
         Where.AZURE,
         "reads a deployed cluster; on the rig by tests/rehearse/test_verify.py",

@@ -10,19 +10,20 @@ from aksray.plan.checks.findings import Findings
 from aksray.plan.model.plan import Plan
 from catalog.azure import FREE_TIER_MAX_NODES
 from catalog.versions import RAY_IMAGE
+from manifests.access.team_roles import AKS_CLUSTER_USER_ROLE_NAME
 from manifests.aks import (
     ACR_PULL_ROLE_NAME,
     AKS_RBAC_CLUSTER_ADMIN_ROLE_NAME,
     KEY_VAULT_SECRETS_USER_ROLE_NAME,
     aks_names,
 )
-from manifests.identity import BLOB_ROLE_NAMES, team_identities
+from manifests.identity import BLOB_DATA_ROLE_NAME, team_identities
 from manifests.monitoring import (
     GRAFANA_EDITOR_ROLE_NAME,
     MONITORING_DATA_READER_ROLE_NAME,
     monitoring_names,
 )
-from settings.blob_access import blob_grants
+from manifests.storage import account_name_prefix
 
 CREATE_ROLE_ASSIGNMENTS: Final = "cluster.createRoleAssignments"
 CLUSTER_TIER: Final = "cluster.tier"
@@ -86,21 +87,34 @@ def check_role_assignments_left_to_an_admin(plan: Plan, out: Findings) -> None:
         )
     _grafana_grants(plan, out)
     _image_cache_grants(plan, out)
+    _kubeconfig_grants(plan, out)
     storage = settings.storage
     if not storage.enabled or storage.existing_account:
         return  # no identities of the stack's own
     teams = settings.scheduling.teams
-    names = {
-        i.team: i.identity_name
-        for i in team_identities(settings.stack, ((t.name, t.namespace) for t in teams))
-    }
-    grants = blob_grants([t.name for t in teams], storage.containers, settings.workloads)
-    for grant in grants:
+    account = f"{account_name_prefix(settings.stack)}<suffix>"
+    for identity in team_identities(settings.stack, ((t.name, t.namespace) for t in teams)):
         out.warning(
             CREATE_ROLE_ASSIGNMENTS,
-            f'an admin must grant "{BLOB_ROLE_NAMES[grant.role]}" on Blob container '
-            f"{grant.container} to identity {names[grant.team]} (team {grant.team}'s Ray pods "
-            f"reach Blob with it: {grant.reason}; commands in docs/aks.md)",
+            f'an admin must assign the role "{BLOB_DATA_ROLE_NAME}" (Blob data actions only, '
+            f"created once per stack) on storage account {account} to identity "
+            f"{identity.identity_name}, with the condition `aksray plan --json` shows for team "
+            f"{identity.team} (summary.storage.teams; commands in docs/aks.md)",
+        )
+
+
+def _kubeconfig_grants(plan: Plan, out: Findings) -> None:
+    settings = plan.settings
+    groups: dict[str, list[str]] = {}
+    for team in settings.scheduling.teams:
+        for group in (*team.members, *team.viewers):
+            groups.setdefault(group, []).append(team.name)
+    for group, teams in groups.items():
+        out.warning(
+            CREATE_ROLE_ASSIGNMENTS,
+            f'an admin must grant "{AKS_CLUSTER_USER_ROLE_NAME}" on cluster '
+            f"{aks_names(settings.stack).cluster} to group {group} (team "
+            f"{', '.join(teams)}: it fetches the kubeconfig with it; commands in docs/aks.md)",
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Final
 
+from aksray.plan.checks.admission import check_kuberay_identity
 from aksray.plan.checks.azure import (
     check_free_tier_size,
     check_image_pulls,
@@ -69,6 +70,7 @@ CHECKS: Final[tuple[Check, ...]] = (
     check_environments_seen,
     check_gpu_size_offer_known,
     check_rendered_operators,
+    check_kuberay_identity,
 )
 
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aksray.plan.report import mermaid
+from aksray.plan.report.access_summary import access_lines
 from aksray.plan.report.cluster_summary import cluster_lines
 from aksray.plan.report.critical_path import critical_path_total
 from aksray.plan.report.departments import departments, quota_text
@@ -216,6 +217,11 @@ def _body(
         cluster_lines(data["cluster"]),
         Table.of(pools_table(data["pools"], markdown_table), _count(len(data["pools"]), "pool")),
         _storage(data["storage"]),
+        Table.of(
+            access_lines(data["access"], markdown_table),
+            f"{_count(len(data['access']['teams']), 'team')}: who may do what where; "
+            f"{data['access']['roleAssignments']['count']:,} Azure role assignments",
+        ),
         *_queues(data, per_team=per_team),
         Table.of(workloads_table(workloads, markdown_table), _count(len(workloads), "workload")),
         Table.of(

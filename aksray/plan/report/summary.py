@@ -16,6 +16,7 @@ from aksray.plan.model.graph import CriticalPath
 from aksray.plan.model.kai_queues import kai_amount, parent_queue
 from aksray.plan.model.monitoring import monitoring, monitoring_lines
 from aksray.plan.model.plan import Plan, PodSetPlan, WorkloadPlan
+from aksray.plan.report.access_summary import access, access_lines
 from aksray.plan.report.cluster_summary import cluster, cluster_lines
 from aksray.plan.report.critical_path import critical_path_lines
 from aksray.plan.report.pool_summary import pools, pools_table
@@ -157,6 +158,7 @@ def summary(plan: Plan, path: CriticalPath) -> dict[str, Any]:
         "cluster": cluster(plan),
         "pools": pools(plan),
         "storage": storage(plan),
+        "access": access(plan),
         "queues": queues(plan),
         "kaiQueues": kai_queues(plan),
         "workloads": [_workload(w, plan) for w in plan.workloads],
@@ -195,6 +197,7 @@ def summary_lines(data: Mapping[str, Any]) -> list[str]:
         cluster_lines(data["cluster"]),
         pools_table(data["pools"]),
         storage_lines(data["storage"]),
+        access_lines(data["access"]),
         queues_table(data["queues"]),
         kai_queues_table(data["kaiQueues"], data["schedulers"]["kaiActions"]),
         workloads_table(data["workloads"]),

@@ -1,8 +1,11 @@
 """One CA and one certificate for every rig component, as kwokctl does it.
 
 The admin certificate (O=system:masters) is the apiserver's serving certificate, every
-controller's client certificate, Kueue's webhook and metrics certificate, and its key signs
-service-account tokens. Made with the `openssl` command, so no crypto library is needed.
+controller's client certificate but KubeRay's, Kueue's webhook and metrics certificate, and its
+key signs service-account tokens. The KubeRay operator signs in with a client certificate of its
+own (`client_certificate`) whose user is the one it has in a cluster, its service account's, so
+the admission policies that let only KubeRay create GPU pods in team namespaces see on the rig
+the user they see on AKS. Made with the `openssl` command, so no crypto library is needed.
 """
 
 from __future__ import annotations
@@ -70,3 +73,27 @@ def make_pki(directory: Path) -> Pki:
     return Pki(
         directory / "ca.crt", directory / "ca.key", directory / "admin.crt", directory / "admin.key"
     )
+
+
+def client_certificate(pki: Pki, name: str, user: str, groups: tuple[str, ...]) -> Pki:
+    """A client certificate for `user` in `groups`, signed by the rig's CA, written beside the
+    admin's as `<name>.crt`/`<name>.key`; the same CA, with it in place of the admin's."""
+    directory = pki.cert.parent
+    (directory / f"{name}.ext").write_text(
+        "basicConstraints=CA:FALSE\n"
+        "keyUsage=critical,digitalSignature,keyEncipherment\n"
+        "extendedKeyUsage=clientAuth\n",
+        encoding="utf-8",
+    )
+    subject = "".join(f"/O={group}" for group in groups) + f"/CN={user}"
+    _openssl(
+        "req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
+        "-subj", subject,
+        cwd=directory,
+    )  # fmt: skip
+    _openssl(
+        "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.crt", "-CAkey", "ca.key",
+        "-CAcreateserial", "-days", "3650", "-out", f"{name}.crt", "-extfile", f"{name}.ext",
+        cwd=directory,
+    )  # fmt: skip
+    return Pki(pki.ca_cert, pki.ca_key, directory / f"{name}.crt", directory / f"{name}.key")

@@ -25,6 +25,7 @@ SCENARIOS: Final = (
     "endpoint-admitted-late",
     "endpoint-scales",
     "endpoint-reclaimed",
+    "team-members",
 )
 
 

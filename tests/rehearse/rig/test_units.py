@@ -182,7 +182,10 @@ def test_the_rehearsal_stack_keeps_the_organisation_and_replaces_azure() -> None
     assert "kubernetesVersion" not in cluster
     assert config["aks-ray-platform:storage"]["existingAccount"] == REHEARSAL_ACCOUNT
     assert config["aks-ray-platform:operators"] == {"install": False}
-    assert config["aks-ray-platform:scheduling"] == stack["scheduling"]
+    # The organisation as written, with a stand-in member group for a team that names none.
+    (department,) = config["aks-ray-platform:scheduling"]["departments"]
+    (team,) = stack["scheduling"]["departments"][0]["teams"]
+    assert department["teams"] == [{**team, "members": ["aksray-rehearsal-team-a-members"]}]
     assert config["aks-ray-platform:workloads"] == stack["workloads"]
     assert not any(k.endswith(("location", "huggingfaceToken")) for k in config)
 

@@ -6,6 +6,12 @@ It runs with KAI as its batch scheduler, as the platform's chart values set it
 It builds head Service names under CLUSTER_DOMAIN; its private hosts file maps each to the
 stand-in dashboard. Its CRDs are the version the platform ships, from the upstream reference
 data (the module download has the operator's, not the chart's).
+
+It signs in as the user it is in a cluster, `system:serviceaccount:kuberay-system:kuberay-operator`
+(a client certificate of its own, pki.py), the one identity the admission policies let create
+GPU pods and RayClusters in team namespaces (manifests/access/admission.py). The certificate also
+carries `system:masters`: the rig does not install the chart's ClusterRole, which grants
+KubeRay what it needs in a cluster.
 """
 
 from __future__ import annotations
@@ -15,8 +21,10 @@ from typing import Final
 
 from aksray.reference import HOW_TO_GET, crds_dir, locate
 from aksray.rehearse.rig.controller import GoBuild, Launch
-from aksray.rehearse.rig.controlplane import CLUSTER_DOMAIN, free_port, http_ok
+from aksray.rehearse.rig.controlplane import CLUSTER_DOMAIN, free_port, http_ok, write_kubeconfig
+from aksray.rehearse.rig.pki import client_certificate
 from aksray.rehearse.rig.processes import RigError, Supervisor
+from manifests.access.admission import KUBERAY_USER
 
 NAME: Final = "kuberay-operator"
 ORDER: Final = 30  # last: it creates Ray pods, which KAI (when it runs) must be there to place
@@ -39,12 +47,16 @@ def crds(_data: Path) -> list[Path]:
 
 
 def start(launch: Launch) -> list[str]:
-    """The operator, with the batch scheduler `options["kuberay-operator"]` names (None: none)."""
+    """The operator, with the batch scheduler `options["kuberay-operator"]` names (None: none),
+    signed in as its service account."""
+    own = client_certificate(launch.pki, "kuberay", KUBERAY_USER, ("system:masters",))
+    kubeconfig = launch.run_dir / "kuberay.kubeconfig"
+    write_kubeconfig(kubeconfig, launch.kube.credentials.server, own)
     start_kuberay(
-        launch.supervisor, launch.binary("ray-operator"), launch.kubeconfig, launch.kuberay_etc,
+        launch.supervisor, launch.binary("ray-operator"), kubeconfig, launch.kuberay_etc,
         launch.options.get(NAME),
     )  # fmt: skip
-    return []
+    return [f"the KubeRay operator signs in as {KUBERAY_USER}, its user in a cluster"]
 
 
 def start_kuberay(

@@ -81,7 +81,7 @@ def test_the_comment_has_its_parts_in_order_and_well_formed_tables(stack: str) -
         assert headings[-2:] == ["### Cost estimate", "#### Every pool at its largest, all month"]
     tables = _tables(text)
     # local has no Blob storage: no containers table and no cost table
-    assert len(tables) == (5 if stack == "local" else 7)
+    assert len(tables) == (6 if stack == "local" else 8)
     for rows in tables:
         width = len(_cells(rows[0]))
         assert rows[1] == "|" + "---|" * width

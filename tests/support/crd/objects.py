@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.support.crd_conformance import CrdVersion, compile_crd
+from tests.support.crd.conformance import CrdVersion, compile_crd
 
 KUEUE = "kueue.x-k8s.io"
 Manifest = dict[str, Any]

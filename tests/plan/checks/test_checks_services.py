@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from aksray.offline.runner import PROJECT_ROOT
 from aksray.plan.checks.gangs import check_gang_admission
 from aksray.plan.checks.services import check_services_never_evicted
 from tests.support.checks import only, paths
@@ -56,7 +57,7 @@ def test_an_endpoint_on_borrowed_cpu_quota_is_warned(tmp_path: Path) -> None:
 def test_the_team_queues_demo_with_an_endpoint_plans(tmp_path: Path) -> None:
     """The issue's stack (the AKS team-queues demo, team-a serving on borrowed quota): no
     longer refused; the plan warns what reclaim costs it."""
-    stack = Path(__file__).parents[1] / "stacks" / "serving-borrows.yaml"
+    stack = PROJECT_ROOT / "tests" / "stacks" / "serving-borrows.yaml"
     done = cli("plan", "--config", stack)
     assert done.code == 0, done.stderr
     assert [line.split(": ")[1] for line in done.warning_lines if RECLAIM_COST in line] == [

@@ -14,7 +14,7 @@ from typing import Any, Final
 import jsonschema
 from jsonschema import ValidationError
 
-from tests.support.crd_cel import CelRule, compile_rule
+from tests.support.crd.cel import CelRule, compile_rule
 
 # --------------------------------------------------------------------------------------------
 # Object metadata: what a CRD schema leaves to ObjectMeta, restricted to what we write.

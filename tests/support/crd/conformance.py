@@ -31,8 +31,8 @@ the quantity library — `quantity`, `isQuantity`, `sign`, `isInteger`, `asInteg
 CRDs' own rules use only standard CEL (has, all, exists, filter, size, in, ?:), which cel-python
 provides; anything else a future CRD brings fails loudly until it is implemented here.
 
-The structural schema and `compile_crd` are in tests/support/crd_schema.py, the CEL rules and
-libraries in tests/support/crd_cel.py; this module finds the CRDs and validates objects.
+The structural schema and `compile_crd` are in tests/support/crd/schema.py, the CEL rules and
+libraries in tests/support/crd/cel.py; this module finds the CRDs and validates objects.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from celpy import celtypes
 from celpy.adapter import json_to_cel
 
 from aksray.reference import CRD_PROJECTS
-from tests.support.crd_cel import (
+from tests.support.crd.cel import (
     KUBERNETES_FUNCTIONS,
     SUPPORTED_FUNCTIONS,
     CelRule,
@@ -58,7 +58,7 @@ from tests.support.crd_cel import (
     evaluate_rule,
     parse_quantity,
 )
-from tests.support.crd_schema import JSON_TYPES, CrdVersion, SchemaNode, compile_crd
+from tests.support.crd.schema import JSON_TYPES, CrdVersion, SchemaNode, compile_crd
 from tests.support.reference import crds
 
 __all__ = [

@@ -193,10 +193,10 @@ def test_generated_stacks_plan_without_errors_and_grow_linearly(tmp_path: Path) 
         assert len(findings.warnings) == max(0, size - 4) + len(image_pulls)
         counts[size] = len(result.resources)
     # per team: namespace, service account, ClusterQueue, LocalQueue, KAI leaf queue, identity,
-    # federated credential, its own Blob container, write on it, read on the two shared
-    # containers; per department: a cohort and a KAI parent queue; and, once the workloads
-    # spread over several teams, vllm-batch's and llm-serve's teams read qwen-lora's container
-    assert counts[12] - counts[1] == 11 * 11 + 2 + 2
+    # federated credential, its own Blob container, its one Blob role assignment (whose
+    # condition also names the adapter another team reads), its members' RoleBinding and their
+    # group's kubeconfig role; per department: a cohort and a KAI parent queue
+    assert counts[12] - counts[1] == 11 * 11 + 2
 
 
 def test_a_gang_larger_than_its_pool_at_max_size_even_with_overcommit(tmp_path: Path) -> None:
