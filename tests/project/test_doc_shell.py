@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -119,8 +118,13 @@ def _plan(copy: Path, run: CompletedProcess[str]) -> None:
 def _policy_pack(copy: Path, run: CompletedProcess[str]) -> None:
     venv = copy / "policy" / "venv"
     assert (venv / "bin" / "pip").exists()
+    # The Python `make install` chose in this checkout (it may differ from the one running tests).
+    assert _venv_version(venv) == _venv_version(copy / ".venv")
+
+
+def _venv_version(venv: Path) -> str:
     config = dict(line.split(" = ", 1) for line in (venv / "pyvenv.cfg").read_text().splitlines())
-    assert config["version"] == ".".join(map(str, sys.version_info[:3]))  # .venv's Python
+    return config.get("version") or config["version_info"]
 
 
 def _bench(copy: Path, run: CompletedProcess[str]) -> None:
