@@ -74,7 +74,7 @@ def parse_multikueue(
     names = tuple(worker.name for worker in workers)
     regional = _regional(section, names, workloads)
     _check_regional_quota(section, workers, workloads, regional)
-    _check_manager(section, manager, scheduling)
+    _check_manager(section, manager)
     _check_flavors_agree(section, workers)
     _check_elastic_regional(section, workloads, regional)
     return MultiKueueSettings(
@@ -158,6 +158,13 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
             join(entry.path, "cluster.mode"),
             "a worker is an AKS cluster the stack creates; remove mode or set it to aks",
         )
+    if cluster.render_yaml_to:
+        entry.problem(
+            join(entry.path, "cluster.renderYamlTo"),
+            "a worker cannot be rendered to YAML: the manager reads a token back from each "
+            "worker's API server (its kubeconfig for MultiKueue), which a rendered worker "
+            "never has; remove renderYamlTo here",
+        )
     return WorkerCluster(
         name=name,
         location=location,
@@ -185,7 +192,10 @@ def _worker_quota(
             )
             continue
         holder = Section({str(team): amounts}, per_team.path, entry.problems, (str(team),))
-        quota[str(team)] = MappingProxyType(parse_resources(holder, str(team), cluster.flavors))
+        # `unlimited`: the worker's whole pool at its maximum size (scheduling/queues.py).
+        quota[str(team)] = MappingProxyType(
+            parse_resources(holder, str(team), cluster.flavors, allow_unlimited=True)
+        )
     return quota
 
 
@@ -234,24 +244,15 @@ def _check_regional_quota(
             )
 
 
-def _check_manager(
-    section: Section, manager: ClusterSettings, scheduling: SchedulingSettings
-) -> None:
-    """The manager runs no job: no GPU pools, and no quota typed on it."""
+def _check_manager(section: Section, manager: ClusterSettings) -> None:
+    """The manager runs no job: no GPU pools (a quota typed on its teams is refused where the
+    teams are read, settings/scheduling.py)."""
     if manager.gpu_pools:
         section.problem(
             "cluster.gpuPools",
             "with multikueue the stack's cluster is the manager, which runs no job; move its GPU "
             "pools to multikueue.workers[*].cluster.gpuPools and remove them here",
         )
-    for team in scheduling.teams:
-        if team.quota or team.borrowing_limit or team.lending_limit:
-            section.problem(
-                join(scheduling.team_path(team.name), "quota"),
-                "with multikueue a team's quota on the manager is the sum of its quota in the "
-                "workers, computed; set it per worker in "
-                f"multikueue.workers[*].quota.{team.name} and remove it (and any limits) here",
-            )
 
 
 def _check_flavors_agree(section: Section, workers: tuple[WorkerCluster, ...]) -> None:

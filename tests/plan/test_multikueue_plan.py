@@ -73,7 +73,10 @@ def test_a_gang_no_worker_can_admit_is_an_error_naming_each_worker(tmp_path: Pat
     document["config"][P + "workloads"]["qwen-lora"]["workers"] = 6  # 6 GPUs > 4 in each
     run = cli("plan", "--config", write_stack(tmp_path, document))
     assert run.code == 1, run.output
-    refused = [line for line in run.error_lines if line.startswith("error: workloads.qwen-lora: ")]
+    # At the workload's key each worker refuses it for, as a one-cluster plan reports it.
+    refused = [
+        line for line in run.error_lines if line.startswith("error: workloads.qwen-lora.workers: ")
+    ]
     assert len(refused) == 1, run.error_lines
     assert "no worker can ever admit it" in refused[0]
     assert "weu: " in refused[0] and "sce: " in refused[0]
