@@ -75,6 +75,7 @@ def parse_multikueue(
     regional = _regional(section, names, workloads)
     _check_regional_quota(section, workers, workloads, regional)
     _check_manager(section, manager)
+    _check_chart_source(section, operators)
     _check_flavors_agree(section, workers)
     _check_elastic_regional(section, workloads, regional)
     return MultiKueueSettings(
@@ -252,6 +253,21 @@ def _check_manager(section: Section, manager: ClusterSettings) -> None:
             "cluster.gpuPools",
             "with multikueue the stack's cluster is the manager, which runs no job; move its GPU "
             "pools to multikueue.workers[*].cluster.gpuPools and remove them here",
+        )
+
+
+def _check_chart_source(section: Section, operators: OperatorSettings) -> None:
+    """Microsoft's Kueue chart and MultiKueue: refused, with why (docs/multikueue.md)."""
+    if operators.install and operators.chart_source == "mcr":
+        section.problem(
+            "operators.chartSource",
+            "mcr cannot run MultiKueue here: Microsoft's Kueue chart keeps it off (it renders "
+            "--feature-gates=MultiKueue=false and leaves the MultiKueueCluster and "
+            "MultiKueueConfig CRDs out) unless aksExtension.enableMultiKueue is true, and then "
+            "passes the gate on Kueue's command line, which Kueue 0.19.2 refuses beside the "
+            'featureGates of the Configuration this platform writes ("feature gates for CLI and '
+            'configuration cannot both specified"); use chartSource: upstream for a stack with '
+            "multikueue",
         )
 
 

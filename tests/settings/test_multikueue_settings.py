@@ -114,6 +114,10 @@ def _token_rotation_uppercase(config: Config) -> None:
     config[P + "multikueue"]["tokenRotation"] = "Dec-2026"
 
 
+def _microsoft_charts(config: Config) -> None:
+    config[P + "operators"] = {"chartSource": "mcr"}
+
+
 def _worker_retired_kubernetes(config: Config) -> None:
     _worker(config, 1)["cluster"]["kubernetesVersion"] = "1.31"
 
@@ -147,6 +151,7 @@ def _worker_retired_kubernetes(config: Config) -> None:
             "multikueue.workers[0].cluster.gpuPools[0].vmSize",
             "northcentralus does not offer Standard_NC24ads_A100_v4",
         ),
+        (_microsoft_charts, "operators.chartSource", "aksExtension.enableMultiKueue"),
         (
             _worker_retired_kubernetes,
             "multikueue.workers[1].cluster.kubernetesVersion",
