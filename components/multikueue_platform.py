@@ -62,6 +62,7 @@ class MultiKueuePlatform(pulumi.ComponentResource):
                 storage=storage,
                 kinds=kinds,
                 token_rotation=settings.multikueue.token_rotation,
+                api_server=worker.api_server,
                 federation_chain=chain,
                 dispatched=tuple(w for w in submitted if worker.name in where.get(w.team, ())),
                 huggingface_token=huggingface_token,

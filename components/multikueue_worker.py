@@ -48,6 +48,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         storage: BlobStorage | None,
         kinds: Collection[str],
         token_rotation: str = "",
+        api_server: str = "",
         federation_chain: dict[str, pulumi.Resource],
         dispatched: tuple[WorkloadSettings, ...] = (),
         huggingface_token: pulumi.Output[str] | None = None,
@@ -58,7 +59,9 @@ class MultiKueueWorker(pulumi.ComponentResource):
         region), which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
         the identity's last federated credential so far, which this worker's chain after (Azure
         rejects concurrent credential writes to one identity), updated here; `dispatched`: the
-        submitted workloads MultiKueue may send here (their code, policy and token go here)."""
+        submitted workloads MultiKueue may send here (their code, policy and token go here);
+        `api_server`: an existing worker's API server as the manager reaches it (an AKS
+        worker's is read from its kubeconfig)."""
         super().__init__("aksray:platform:MultiKueueWorker", name, None, opts)
         child = pulumi.ResourceOptions(parent=self)
         self.cluster = AksCluster(
@@ -97,7 +100,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             huggingface_token=huggingface_token,
             opts=child,
         )
-        self.kubeconfig = self._manager_access(name, worker, kinds, token_rotation)
+        self.kubeconfig = self._manager_access(name, worker, kinds, token_rotation, api_server)
         self.register_outputs({"clusterName": self.cluster.cluster_name})
 
     def _federation(
@@ -143,7 +146,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         return created
 
     def _manager_access(
-        self, name: str, worker: str, kinds: Collection[str], rotation: str
+        self, name: str, worker: str, kinds: Collection[str], rotation: str, api_server: str
     ) -> pulumi.Output[str]:
         """The manager's account here, and the kubeconfig holding its token, a Pulumi secret."""
         kueue = self.operators.release_for(KUEUE_API_VERSION)
@@ -167,8 +170,12 @@ class MultiKueueWorker(pulumi.ComponentResource):
                 parent=self, provider=self.cluster.provider, depends_on=created
             ),
         )
-        server = (self.cluster.kubeconfig or pulumi.Output.from_input("")).apply(
-            lambda text: server_of(text) if text else ""
+        server = (
+            pulumi.Output.from_input(api_server)
+            if api_server
+            else (self.cluster.kubeconfig or pulumi.Output.from_input("")).apply(
+                lambda text: server_of(text) if text else ""
+            )
         )
         kubeconfig = pulumi.Output.all(server, token_secret.data).apply(
             lambda values: kubeconfig_text(

@@ -298,13 +298,17 @@ def worker_path(index: int) -> str:
 
 @dataclass(frozen=True)
 class WorkerCluster:
-    """One worker: its own AKS cluster in its own region, and each team's quota there."""
+    """One worker: its own cluster in its own region (AKS, or existing with the manager), and
+    each team's quota there."""
 
     name: str  # the MultiKueueCluster's name, and part of the worker's Azure names
     location: str
     cluster: ClusterSettings
     # team -> flavor -> nominal quota in this worker; a team not named has no quota here.
     quota: Mapping[str, Mapping[str, Resources]]
+    # An existing worker's API server as the manager reaches it ("" for an aks worker, whose
+    # API server AKS reports).
+    api_server: str = ""
 
     def team_quota(self, team: str) -> Mapping[str, Resources]:
         return self.quota.get(team, {})

@@ -24,6 +24,7 @@ from settings.deployable import (
 )
 from settings.errors import Problem
 from settings.model import (
+    ClusterMode,
     ClusterSettings,
     MultiKueueSettings,
     OperatorSettings,
@@ -37,11 +38,12 @@ from settings.quotas import parse_resources
 from settings.reader import Section, choices_text, describe, join
 
 MULTIKUEUE_KEYS: Final = ("workers", "regional", "tokenRotation")
-_WORKER_KEYS: Final = ("name", "location", "cluster", "quota")
+_WORKER_KEYS: Final = ("name", "location", "cluster", "quota", "apiServer")
 # A worker's name joins the stack's in its Azure names (`<stack>-<worker>`, manifests/aks.py)
 # and names its MultiKueueCluster: a short DNS label.
 _WORKER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,10}[a-z0-9])?\Z")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
+_API_SERVER = re.compile(r"^https://[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[^\s]*)?\Z")
 # Joins the token Secret's name (a DNS subdomain): lowercase, at most 20 characters.
 _TOKEN_ROTATION = re.compile(r"[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?")
 _ROTATION_HINT: Final = (
@@ -69,7 +71,7 @@ def parse_multikueue(
     """The workers and regional workloads, or None when the stack has no `multikueue`."""
     if section is None:
         return None
-    workers = _workers(section, stack, scheduling)
+    workers = _workers(section, stack, scheduling, manager.mode)
     _check_workers_deployable(workers, operators, problems)
     names = tuple(worker.name for worker in workers)
     regional = _regional(section, names, workloads)
@@ -94,8 +96,9 @@ def _token_rotation(section: Section) -> str:
 
 
 def _workers(
-    section: Section, stack: str, scheduling: SchedulingSettings
+    section: Section, stack: str, scheduling: SchedulingSettings, mode: ClusterMode
 ) -> tuple[WorkerCluster, ...]:
+    """`mode`: the manager's; every worker has it (a fleet is created, or all exist)."""
     entries = list(section.items("workers"))
     if not entries:
         section.problem(
@@ -108,7 +111,7 @@ def _workers(
         entry = section.child(path, raw, _WORKER_KEYS)
         if entry is None:
             continue
-        worker = _worker(entry, stack, scheduling)
+        worker = _worker(entry, stack, scheduling, mode)
         if worker.name in seen:
             entry.problem(
                 join(path, "name"),
@@ -120,7 +123,9 @@ def _workers(
     return tuple(workers)
 
 
-def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> WorkerCluster:
+def _worker(
+    entry: Section, stack: str, scheduling: SchedulingSettings, mode: ClusterMode
+) -> WorkerCluster:
     longest = MAX_STACK_NAME_LENGTH - len(stack) - 1
     name = entry.string(
         "name",
@@ -154,11 +159,7 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
     cluster = parse_cluster(
         raw_cluster or Section({}, join(entry.path, "cluster"), [], ()), entry.problems
     )
-    if cluster.mode != "aks":
-        entry.problem(
-            join(entry.path, "cluster.mode"),
-            "a worker is an AKS cluster the stack creates; remove mode or set it to aks",
-        )
+    _check_worker_mode(entry, cluster, mode)
     if cluster.render_yaml_to:
         entry.problem(
             join(entry.path, "cluster.renderYamlTo"),
@@ -171,6 +172,46 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
         location=location,
         cluster=cluster,
         quota=MappingProxyType(_worker_quota(entry, cluster, scheduling)),
+        api_server=_api_server(entry, cluster),
+    )
+
+
+def _check_worker_mode(entry: Section, cluster: ClusterSettings, mode: ClusterMode) -> None:
+    """A worker has the manager's mode: the stack creates every cluster, or none."""
+    if cluster.mode == mode:
+        return
+    if mode == "aks":
+        entry.problem(
+            join(entry.path, "cluster.mode"),
+            "the manager is an AKS cluster the stack creates, so every worker is one too; "
+            "remove mode or set it to aks (a fleet of clusters that already exist sets "
+            "mode: existing on the manager's cluster and on every worker's)",
+        )
+    else:
+        entry.problem(
+            join(entry.path, "cluster.mode"),
+            "the manager is an existing cluster (cluster.mode: existing), so every worker is "
+            "one too: set mode: existing, kubeconfigContext and apiServer for this worker",
+        )
+
+
+def _api_server(entry: Section, cluster: ClusterSettings) -> str:
+    """`apiServer`: where the manager's Kueue reaches an existing worker (AKS says it for an
+    aks worker)."""
+    if cluster.mode != "existing":
+        if entry.has("apiServer"):
+            entry.problem(
+                join(entry.path, "apiServer"),
+                "is only for a worker with mode: existing; the stack reads an AKS worker's API "
+                "server from AKS: remove it",
+            )
+        return ""
+    return entry.string(
+        "apiServer",
+        required=True,
+        pattern=_API_SERVER,
+        hint="the https:// address the manager's Kueue reaches this worker's API server at "
+        "(the server: of its kubeconfig context), e.g. https://gpu-west.example.com:443",
     )
 
 
@@ -297,6 +338,8 @@ def _check_workers_deployable(
     a Kubernetes version AKS no longer creates (at the worker's path); and operators.install
     false, since every worker is a new cluster (once, at that key)."""
     for index, worker in enumerate(workers):
+        if worker.cluster.mode != "aks":
+            continue  # the stack creates nothing for it
         found: list[Problem] = []
         check_kubernetes_version(worker.cluster, found)
         check_retired_sizes(worker.cluster, found)

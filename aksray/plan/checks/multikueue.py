@@ -160,8 +160,11 @@ def check_dispatched_have_a_worker(settings: Settings, findings: Findings) -> No
 
 def federated_credentials(settings: Settings) -> dict[str, int]:
     """Per team identity: one credential per service account of the team in each worker it has
-    quota in. The manager adds none: no team pod runs there (its Ray objects run on workers)."""
+    quota in. The manager adds none: no team pod runs there (its Ray objects run on workers).
+    None at all where the stack creates no identity (no Blob, or an existing account)."""
     counts = {team.name: 0 for team in settings.scheduling.teams}
+    if not settings.storage.enabled or settings.storage.existing_account:
+        return counts
     for worker in multikueue_of(settings).workers:
         own = worker_settings(settings, worker)
         for team in own.scheduling.teams:
