@@ -1,9 +1,12 @@
-"""The MultiKueue scenario: jobs submitted once, to the manager, and what Kueue does with them.
+"""The MultiKueue scenario: jobs submitted once, to the manager, by `pulumi up` (a `run` set on
+the workload), and what Kueue does with them.
 
-1. dispatch: a job that fills one worker's GPU quota goes to a worker with free GPUs, whose
-   Kueue admits it and whose KubeRay runs it; the manager's RayJob shows the worker's status.
-2. overflow: a second GPU job, too big for what that worker has left, goes to the other worker,
-   runs and succeeds there; the manager's copy reflects the result.
+1. dispatch: the very first `pulumi up`, on an empty fleet, creates every cluster's objects and a
+   job that fills one worker's GPU quota, in the graph's own order; the job goes to a worker with
+   free GPUs, whose Kueue admits it and whose KubeRay runs it; the manager's RayJob shows the
+   worker's status.
+2. overflow: a second `pulumi up` submits a second GPU job, too big for what that worker has
+   left: it goes to the other worker, runs and succeeds there; the manager's copy reflects it.
 3. worker lost: the first job's worker loses its API server mid-run; after MultiKueue's
    worker-lost timeout the manager requeues the job, dispatches it to the other worker, where
    it runs and succeeds.
@@ -19,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aksray.rehearse import objects as o
-from aksray.rehearse.multikueue.rig import MultiKueueRig, stale_copy, submit
+from aksray.rehearse.multikueue.rig import MultiKueueRig, stale_copy
 from aksray.rehearse.multikueue.watch import Fleet, by_workload, dispatched_to, job_status
 from aksray.rehearse.record import Verdict
 from aksray.rehearse.scenarios.sizing import NotApplicableError
@@ -28,6 +31,7 @@ LONG_RUN_S: Final = 3600.0
 SHORT_RUN_S: Final = 8.0
 STEP_TIMEOUT_S: Final = 180.0
 STALE_COPY_TIMEOUT_S: Final = 150.0
+RUN_ID: Final = "rehearse-1"
 
 
 def rayjob_gpus(job: Mapping[str, Any]) -> int:
@@ -60,12 +64,19 @@ class MultiKueueContext:
     jobs: dict[str, dict[str, Any]]  # the manager's RayJobs by workload
     run_times: MutableMapping[str, float]  # the stand-in dashboards' run time per workload
     worker_gpus: int  # a worker's GPU quota for the team
+    up: Callable[[Mapping[str, str], str], None]  # `pulumi up` with these runs set, a step name
+    submitted: dict[str, str] = field(default_factory=dict)  # workload -> its run
     checks: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def expect(self, name: str, held: bool, detail: str) -> None:
         self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))
+
+    def submit(self, workload: str, step: str, run: str = RUN_ID) -> None:
+        """`pulumi config set --path workloads.<workload>.run <run>` and `pulumi up`."""
+        self.submitted[workload] = run
+        self.up(dict(self.submitted), step)
 
     def timed(self, step: str, body: Callable[[], None]) -> None:
         t0 = time.monotonic()
@@ -102,9 +113,12 @@ def other(rig: MultiKueueRig, worker: str) -> str:
 def dispatch(ctx: MultiKueueContext, first: str) -> str:
     fleet = ctx.fleet
     ctx.run_times[first] = LONG_RUN_S
-    submit(ctx.rig.manager, ctx.jobs[first])
+    ctx.submit(first, "first")
     fleet.note(
-        fleet.manager, first, "submitted", f"to the manager ({rayjob_gpus(ctx.jobs[first])} GPUs)"
+        fleet.manager,
+        first,
+        "submitted",
+        f"to the manager by the first pulumi up ({rayjob_gpus(ctx.jobs[first])} GPUs)",
     )
     ran = fleet.wait_until(
         f"{first} to run in a worker",
@@ -142,7 +156,7 @@ def dispatch(ctx: MultiKueueContext, first: str) -> str:
 def overflow(ctx: MultiKueueContext, second: str, full: str) -> None:
     fleet = ctx.fleet
     ctx.run_times[second] = SHORT_RUN_S
-    submit(ctx.rig.manager, ctx.jobs[second])
+    ctx.submit(second, "second")
     fleet.note(
         fleet.manager,
         second,
