@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from aksray.live.kube import KubeError
 from aksray.rehearse.multikueue import MULTIKUEUE_SCENARIO
+from aksray.rehearse.multikueue.probes import token_before_account
 from aksray.rehearse.multikueue.rig import MultiKueueRig, start_multikueue_rig
 from aksray.rehearse.multikueue.scenario import RUN_ID, MultiKueueContext, play
 from aksray.rehearse.multikueue.stack import (
@@ -169,6 +170,25 @@ def rehearse_multikueue(
         rig.stop()
     result.seconds = time.monotonic() - t0
     return result
+
+
+def probe(ctx: MultiKueueContext) -> None:
+    """Why the stack creates a worker's token Secret after its ServiceAccount, shown on one."""
+    name, member = next(iter(ctx.rig.workers.items()))
+    deleted = token_before_account(member.kube)
+    ctx.fleet.note(
+        name,
+        "token Secret before its account",
+        f"deleted by the token controller {deleted}s after its creation"
+        if deleted is not None
+        else "still there",
+    )
+    ctx.expect(
+        "Kubernetes deletes a token Secret created before its ServiceAccount (the stack creates "
+        "the manager's after it)",
+        deleted is not None,
+        f"on {name} the Secret was still there after 15s",
+    )
 
 
 def played(

@@ -2,11 +2,13 @@
 the workload), and what Kueue does with them.
 
 1. dispatch: the very first `pulumi up`, on an empty fleet, creates every cluster's objects and a
-   job that fills one worker's GPU quota, in the graph's own order; the job goes to a worker with
+   job that fills one worker's GPU quota, in the graph's own order, the workers reaching it
+   later than the manager (as AKS creates them during that `up`); the job goes to a worker with
    free GPUs, whose Kueue admits it and whose KubeRay runs it; the manager's RayJob shows the
    worker's status.
 2. overflow: a second `pulumi up` submits a second GPU job, too big for what that worker has
-   left: it goes to the other worker, runs and succeeds there; the manager's copy reflects it.
+   left (and leaves the first alone): it goes to the other worker, runs and succeeds there; the
+   manager's copy reflects it.
 3. worker lost: the first job's worker loses its API server mid-run; after MultiKueue's
    worker-lost timeout the manager requeues the job, dispatches it to the other worker, where
    it runs and succeeds.
@@ -16,6 +18,7 @@ Destroy and what is left behind are the rehearsal's (aksray/rehearse/multikueue/
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -26,11 +29,14 @@ from aksray.rehearse.multikueue.rig import MultiKueueRig, stale_copy
 from aksray.rehearse.multikueue.watch import Fleet, by_workload, dispatched_to, job_status
 from aksray.rehearse.record import Verdict
 from aksray.rehearse.scenarios.sizing import NotApplicableError
+from manifests.ray_pods import WORKLOAD_LABEL
 
 LONG_RUN_S: Final = 3600.0
 SHORT_RUN_S: Final = 8.0
 STEP_TIMEOUT_S: Final = 180.0
 STALE_COPY_TIMEOUT_S: Final = 150.0
+# How much later than the manager the first `pulumi up` meets the workers (see `first_up`).
+WORKERS_LATE_S: Final = 10.0
 RUN_ID: Final = "rehearse-1"
 
 
@@ -110,10 +116,47 @@ def other(rig: MultiKueueRig, worker: str) -> str:
     return next(name for name in rig.workers if name != worker)
 
 
+def manager_job_uid(ctx: MultiKueueContext, workload: str) -> str:
+    """The uid of the manager's RayJob of `workload` ("" if there is none): a new uid is a new
+    job, i.e. a run started over."""
+    namespace = ctx.jobs[workload]["metadata"]["namespace"]
+    found = ctx.rig.manager.kube.items(
+        f"/apis/ray.io/v1/namespaces/{namespace}/rayjobs", f"{WORKLOAD_LABEL}={workload}"
+    )
+    return str(found[0]["metadata"]["uid"]) if found else ""
+
+
+def first_up(ctx: MultiKueueContext, first: str) -> None:
+    """The first `pulumi up`, from an empty fleet, with `first` submitted: the workers' storage
+    is held until the manager has its team namespaces and WORKERS_LATE_S more, as when AKS is
+    still creating the workers; Pulumi creates the rest in its graph's order meanwhile."""
+    namespaces = sorted({job["metadata"]["namespace"] for job in ctx.jobs.values()})
+    manager = ctx.rig.manager.kube
+
+    def manager_ready() -> bool:
+        return all(manager.get_or_none(f"/api/v1/namespaces/{ns}") for ns in namespaces)
+
+    late = threading.Thread(
+        target=ctx.rig.workers_late, args=(manager_ready, WORKERS_LATE_S), daemon=True
+    )
+    late.start()
+    try:
+        ctx.submit(first, "first")
+    finally:
+        late.join()
+    ctx.fleet.note(
+        ctx.fleet.manager,
+        "workers",
+        "late",
+        f"the first pulumi up met the workers' storage {WORKERS_LATE_S:.0f}s after the "
+        "manager's namespaces",
+    )
+
+
 def dispatch(ctx: MultiKueueContext, first: str) -> str:
     fleet = ctx.fleet
     ctx.run_times[first] = LONG_RUN_S
-    ctx.submit(first, "first")
+    first_up(ctx, first)
     fleet.note(
         fleet.manager,
         first,
@@ -153,10 +196,18 @@ def dispatch(ctx: MultiKueueContext, first: str) -> str:
     return worker
 
 
-def overflow(ctx: MultiKueueContext, second: str, full: str) -> None:
+def overflow(ctx: MultiKueueContext, first: str, second: str, full: str) -> None:
     fleet = ctx.fleet
     ctx.run_times[second] = SHORT_RUN_S
+    before = manager_job_uid(ctx, first)
     ctx.submit(second, "second")
+    after = manager_job_uid(ctx, first)
+    ctx.expect(
+        f"the pulumi up that submits {second} leaves the running {first} alone",
+        bool(before) and before == after,
+        f"the manager's RayJob of {first} was {before or 'absent'} and is {after or 'gone'}: "
+        "the up replaced it (its run started over)",
+    )
     fleet.note(
         fleet.manager,
         second,
@@ -237,7 +288,7 @@ def play(ctx: MultiKueueContext) -> None:
         worker = dispatch(ctx, first)
 
     ctx.timed("dispatch", step_a)
-    ctx.timed("overflow", lambda: overflow(ctx, second, worker))
+    ctx.timed("overflow", lambda: overflow(ctx, first, second, worker))
     ctx.timed("worker lost", lambda: worker_lost(ctx, first, worker))
     ctx.timed("worker back", lambda: worker_back(ctx, first, worker))
 
