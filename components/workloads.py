@@ -53,6 +53,10 @@ from workloads.spec import WorkloadSpec
 RAY_JOB_SUSPEND: str = "spec.suspend"
 RAY_SERVICE_SUSPEND: str = "spec.rayClusterConfig.suspend"
 RAY_SERVICE_CLUSTER: str = "spec.rayClusterConfig"
+# On a MultiKueue manager every Ray object is created MultiKueue's (manifests/ray.py
+# `dispatched_spec`); one a stack created before that got it from Kueue's webhook, or was
+# rejected: either way the field is immutable and adding it must not replace (re-run) the job.
+MANAGED_BY: str = "spec.managedBy"
 
 
 @dataclass(frozen=True)
@@ -91,9 +95,11 @@ class RayWorkloads(pulumi.ComponentResource):
         queues: SchedulingQueues | None = None,
         ready: Sequence[pulumi.Resource] = (),
         huggingface_token: pulumi.Output[str] | None = None,
+        dispatched: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`storage_account`: the Blob account name (required when an enabled workload uses
+        """`dispatched`: the workloads of a MultiKueue manager, which MultiKueue sends to the
+        workers. `storage_account`: the Blob account name (required when an enabled workload uses
         Blob). `queues`: each workload is created after its own team's queues and priority
         class. `ready`: what every workload must be created after besides: Kueue (its webhook
         serving) and the KubeRay operator. `huggingface_token`: a Pulumi secret, or None."""
@@ -101,6 +107,7 @@ class RayWorkloads(pulumi.ComponentResource):
         self._name = name
         self._provider = provider
         self._namespaces = namespaces
+        self._dispatched = dispatched
         # A staged RayJob (enabled, no `run` yet) is planned and checked but not submitted:
         # its inputs must be in Blob before its GPUs are worth paying for.
         enabled = tuple(w for w in settings.enabled_workloads if not w.staged)
@@ -157,6 +164,9 @@ class RayWorkloads(pulumi.ComponentResource):
             }
         )
 
+    def _managed_by(self) -> list[str]:
+        return [MANAGED_BY] if self._dispatched else []
+
     def _options(self, **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, provider=self._provider, **options)
 
@@ -206,13 +216,14 @@ class RayWorkloads(pulumi.ComponentResource):
             hf_token=placement.hf_token,
             storage_account=placement.storage_account,
             places=placement.places,
+            dispatched=self._dispatched,
         )
         return create_object(
             f"{self._name}-{spec.name}",
             awaited_until_staged(manifest) if placement.awaited else manifest,
             self._options(
                 depends_on=[code, *placement.after],
-                ignore_changes=[RAY_JOB_SUSPEND],
+                ignore_changes=[RAY_JOB_SUSPEND, *self._managed_by()],
                 # Any spec change re-runs the job; deleting first frees its quota and its name
                 # even when the name did not change.
                 replace_on_changes=["spec"],
@@ -234,10 +245,11 @@ class RayWorkloads(pulumi.ComponentResource):
                 serve_config_yaml=serve,
                 hf_token=placement.hf_token,
                 storage_account=placement.storage_account,
+                dispatched=self._dispatched,
             ),
             self._options(
                 depends_on=placement.after,
-                ignore_changes=[RAY_SERVICE_SUSPEND],
+                ignore_changes=[RAY_SERVICE_SUSPEND, *self._managed_by()],
                 # A Serve config change is applied in place. A change to the Ray cluster
                 # (image, resources, workers, labels) replaces the RayService, deleting it
                 # first: KubeRay 1.7 would otherwise bring up a second cluster beside the

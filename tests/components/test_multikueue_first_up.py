@@ -6,9 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import yaml
 
 from aksray.offline.runner import RunResult, run_program
-from tests.support.harness import one, stack_document, transitive_dependencies, write_stack
+from tests.support.harness import (
+    one,
+    planned,
+    stack_document,
+    transitive_dependencies,
+    write_stack,
+)
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
 RAYJOB = "kubernetes:ray.io/v1:RayJob"
@@ -26,11 +33,6 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> RunResult:
     return run_program(write_stack(folder, document, "Pulumi.multiregion.yaml"))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 2: the token Secret and its ServiceAccount are created in parallel; when "
-    "the Secret comes first Kubernetes' token controller deletes it",
-)
 def test_the_token_secret_is_created_after_its_service_account(result: RunResult) -> None:
     for worker in ("weu", "sce"):
         token = one(
@@ -44,11 +46,6 @@ def test_the_token_secret_is_created_after_its_service_account(result: RunResult
         assert account.urn in token.depends_on
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 1: Kueue sets managedBy only in its create webhook and only once its cache "
-    "holds the team's AdmissionCheck; nothing orders the manager's RayJob after it",
-)
 def test_a_manager_ray_job_is_marked_for_multikueue_whenever_it_is_created(
     result: RunResult,
 ) -> None:
@@ -59,11 +56,6 @@ def test_a_manager_ray_job_is_marked_for_multikueue_whenever_it_is_created(
     assert "managedBy" not in regional.inputs["spec"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding 1: the manager's LocalQueue is not ordered after its AdmissionCheck and "
-    "nothing waits until it can dispatch",
-)
 def test_the_manager_local_queue_waits_until_the_team_can_dispatch(result: RunResult) -> None:
     queue = one(result, KUEUE + "LocalQueue", "aksray-queues-lq-team-a")
     assert queue.inputs["metadata"]["annotations"]["pulumi.com/waitFor"] == "condition=Active"
@@ -73,3 +65,51 @@ def test_the_manager_local_queue_waits_until_the_team_can_dispatch(result: RunRe
     assert check.urn in transitive_dependencies(result, queue)
     job = next(r for r in result.by_type(RAYJOB) if r.name == "aksray-workloads-qwen-lora")
     assert queue.urn in transitive_dependencies(result, job)
+
+
+def test_the_manager_objects_come_after_what_they_name(result: RunResult) -> None:
+    """And are deleted before it: an AdmissionCheck keeps Kueue's resource-in-use finalizer
+    while a ClusterQueue names it, so `pulumi destroy` must delete the queue first (the rig's
+    destroy otherwise waited on the check until it timed out)."""
+    queue = one(result, KUEUE + "ClusterQueue", "aksray-queues-cq-team-a")
+    check = one(
+        result, KUEUE + "AdmissionCheck", "aksray-multikueue-admissioncheck-multikueue-team-a"
+    )
+    config = one(
+        result, KUEUE + "MultiKueueConfig", "aksray-multikueue-multikueueconfig-multikueue-team-a"
+    )
+    assert check.urn in queue.depends_on
+    assert config.urn in check.depends_on
+    for worker in ("weu", "sce"):
+        cluster = one(
+            result, KUEUE + "MultiKueueCluster", f"aksray-multikueue-multikueuecluster-{worker}"
+        )
+        secret = one(result, "kubernetes:core/v1:Secret", f"aksray-multikueue-{worker}-kubeconfig")
+        assert cluster.urn in config.depends_on
+        assert secret.urn in cluster.depends_on
+
+
+@pytest.mark.parametrize("cluster", ["aksray", "aksray-weu", "aksray-sce"])
+def test_every_kueue_of_the_stack_preempts_for_a_dispatched_job_in_one_worker_at_a_time(
+    result: RunResult, cluster: str
+) -> None:
+    release = one(result, "kubernetes:helm.sh/v3:Release", f"{cluster}-operators-kueue")
+    values = release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    gates = yaml.safe_load(values)["featureGates"]
+    assert gates == {"ElasticJobsViaWorkloadSlices": True, "MultiKueueOrchestratedPreemption": True}
+
+
+def test_a_one_cluster_stack_keeps_the_alpha_gate_off() -> None:
+    release = one(planned("dev"), "kubernetes:helm.sh/v3:Release", "aksray-operators-kueue")
+    values = release.inputs["values"]["managerConfig"]["controllerManagerConfigYaml"]
+    assert yaml.safe_load(values)["featureGates"] == {"ElasticJobsViaWorkloadSlices": True}
+
+
+def test_the_writes_in_a_team_namespace_come_after_it(result: RunResult) -> None:
+    binding = one(
+        result,
+        "kubernetes:rbac.authorization.k8s.io/v1:RoleBinding",
+        "aksray-weu-rolebinding-team-a-aksray-multikueue-worker",
+    )
+    namespace = one(result, "kubernetes:core/v1:Namespace", "aksray-weu-teams-team-a")
+    assert namespace.urn in binding.depends_on

@@ -59,9 +59,16 @@ LATE_LIMIT_S: Final = 120.0  # how long the workers wait at most for the manager
 def manager_kueue_config(settings: Settings) -> dict[str, Any]:
     """The manager's Kueue Configuration as the stack's release gets it, with MultiKueue's
     worker-lost timeout shortened for the rig."""
-    config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
+    config = worker_kueue_config(settings)
     config["multiKueue"] = {"workerLostTimeout": RIG_WORKER_LOST_TIMEOUT}
     return config
+
+
+def worker_kueue_config(settings: Settings) -> dict[str, Any]:
+    """A worker's Kueue Configuration as the stack's release gets it (MultiKueue's gates on)."""
+    return kueue_manager_config(
+        metrics=False, pods_ready=settings.scheduling.pods_ready, multikueue=True
+    )
 
 
 def worker_lost_note() -> str:
@@ -218,8 +225,9 @@ def _start_member(
     tools: RigToolchain, run_dir: Path, name: str, settings: Settings, worker: bool
 ) -> Member:
     if worker:
-        config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
-        plane = start_rig(tools, run_dir / name, config, KaiSetup.of(settings))
+        plane = start_rig(
+            tools, run_dir / name, worker_kueue_config(settings), KaiSetup.of(settings)
+        )
     else:
         plane = start_rig(tools, run_dir / name, manager_kueue_config(settings), None)
     member = Member(name, plane, settings, Discovery(plane.kube))

@@ -13,17 +13,19 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aksray.live.kube import KubeError
 from aksray.rehearse.multikueue import MULTIKUEUE_SCENARIO
+from aksray.rehearse.multikueue.play import play
 from aksray.rehearse.multikueue.probes import token_before_account
 from aksray.rehearse.multikueue.rig import MultiKueueRig, start_multikueue_rig
-from aksray.rehearse.multikueue.scenario import RUN_ID, MultiKueueContext, play
+from aksray.rehearse.multikueue.scenario import RUN_ID, MultiKueueContext
 from aksray.rehearse.multikueue.stack import (
     MANAGER,
+    Submitted,
     UnplayableStackError,
     fleet_config,
     manager_jobs,
@@ -210,14 +212,23 @@ def played(
     team = next(iter(jobs.values()), {}).get("metadata", {}).get("labels", {}).get(TEAM_LABEL)
     ups: dict[str, float] = {}
 
-    def up(runs: Mapping[str, str], step: str) -> None:
-        config = fleet_config(stack, rig.servers(), runs)
+    def up(submitted: Submitted, step: str) -> None:
+        config = fleet_config(stack, rig.servers(), submitted)
         seconds = sample_while(fleet.sample, lambda: engine.up(config, step))
         ups[step] = round(seconds, 1)
         fleet.note(MANAGER, "pulumi", "up", f"{step} in {seconds:.1f}s")
 
-    ctx = MultiKueueContext(fleet, rig, jobs, run_times, worker_gpu_quota(settings, str(team)), up)
+    ctx = MultiKueueContext(
+        fleet,
+        rig,
+        jobs,
+        run_times,
+        worker_gpu_quota(settings, str(team)),
+        stack.get("workloads") or {},
+        up,
+    )
     try:
+        probe(ctx)
         play(ctx)
     except NotApplicableError as why:
         result.applicable = False

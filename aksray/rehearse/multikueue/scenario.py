@@ -26,6 +26,7 @@ from typing import Any, Final
 
 from aksray.rehearse import objects as o
 from aksray.rehearse.multikueue.rig import MultiKueueRig, stale_copy
+from aksray.rehearse.multikueue.stack import Submitted
 from aksray.rehearse.multikueue.watch import Fleet, by_workload, dispatched_to, job_status
 from aksray.rehearse.record import Verdict
 from aksray.rehearse.scenarios.sizing import NotApplicableError
@@ -70,8 +71,9 @@ class MultiKueueContext:
     jobs: dict[str, dict[str, Any]]  # the manager's RayJobs by workload
     run_times: MutableMapping[str, float]  # the stand-in dashboards' run time per workload
     worker_gpus: int  # a worker's GPU quota for the team
-    up: Callable[[Mapping[str, str], str], None]  # `pulumi up` with these runs set, a step name
-    submitted: dict[str, str] = field(default_factory=dict)  # workload -> its run
+    stack_workloads: Mapping[str, Any]  # the stack file's `workloads`
+    up: Callable[[Submitted, str], None]  # `pulumi up` with what is submitted, a step name
+    submitted: Submitted = field(default_factory=Submitted)
     checks: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -79,10 +81,24 @@ class MultiKueueContext:
     def expect(self, name: str, held: bool, detail: str) -> None:
         self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))
 
+    def set_run(
+        self,
+        workload: str,
+        run: str = RUN_ID,
+        changes: Mapping[str, Any] | None = None,
+        unpin: bool = False,
+    ) -> None:
+        """`pulumi config set --path workloads.<workload>.run <run>` (and its other keys
+        `changes`; `unpin`: out of `multikueue.regional`), for the next `pulumi up`."""
+        self.submitted.runs[workload] = run
+        self.submitted.changes.setdefault(workload, {}).update(changes or {})
+        if unpin:
+            self.submitted.unpinned.add(workload)
+
     def submit(self, workload: str, step: str, run: str = RUN_ID) -> None:
-        """`pulumi config set --path workloads.<workload>.run <run>` and `pulumi up`."""
-        self.submitted[workload] = run
-        self.up(dict(self.submitted), step)
+        """`set_run` and `pulumi up`."""
+        self.set_run(workload, run)
+        self.up(self.submitted, step)
 
     def timed(self, step: str, body: Callable[[], None]) -> None:
         t0 = time.monotonic()
@@ -277,20 +293,6 @@ def worker_back(ctx: MultiKueueContext, first: str, lost: str) -> None:
         f"{lost} still holds {stale_copy(member, job['namespace'], job['name'])} "
         f"{STALE_COPY_TIMEOUT_S:.0f}s after it came back",
     )
-
-
-def play(ctx: MultiKueueContext) -> None:
-    first, second = pick_jobs(ctx.jobs, ctx.worker_gpus)
-    worker = ""
-
-    def step_a() -> None:
-        nonlocal worker
-        worker = dispatch(ctx, first)
-
-    ctx.timed("dispatch", step_a)
-    ctx.timed("overflow", lambda: overflow(ctx, first, second, worker))
-    ctx.timed("worker lost", lambda: worker_lost(ctx, first, worker))
-    ctx.timed("worker back", lambda: worker_back(ctx, first, worker))
 
 
 def _finished(ctx: MultiKueueContext, job: str) -> bool:

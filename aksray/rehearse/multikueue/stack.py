@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -32,6 +33,17 @@ if TYPE_CHECKING:
 MANAGER: Final = "manager"  # the manager's context, control plane and render folder
 # Only to check the stack before the rig exists: the rig's addresses replace it in every `up`.
 PLACEHOLDER_SERVER: Final = "https://{worker}.rehearsal.invalid:443"
+
+
+@dataclass
+class Submitted:
+    """What the rehearsal has set on the stack's workloads so far, as `pulumi config set --path`
+    would: each submitted job's `run`, other keys it changed (priority, size), and the
+    workloads it took out of `multikueue.regional` (dispatched instead)."""
+
+    runs: dict[str, str] = field(default_factory=dict)
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    unpinned: set[str] = field(default_factory=set)
 
 
 class UnplayableStackError(Exception):
@@ -54,13 +66,20 @@ def with_runs(workloads: Mapping[str, Any], runs: Mapping[str, str]) -> dict[str
 
 
 def fleet_config(
-    stack: Mapping[str, Any], servers: Mapping[str, str], runs: Mapping[str, str]
+    stack: Mapping[str, Any], servers: Mapping[str, str], submitted: Submitted
 ) -> dict[str, Any]:
     """The namespaced config (`config:` of the stack file) of the rehearsal stack: `servers`
-    is each worker's API server address, `runs` the jobs submitted (workload -> run id)."""
-    workloads = with_runs(stack.get("workloads") or {}, runs)
+    is each worker's API server address, `submitted` what the rehearsal set."""
+    own = stack.get("workloads") or {}
+    changed = {
+        name: {**dict(own.get(name) or {}), **submitted.changes.get(name, {})}
+        for name in {*own, *submitted.changes}
+    }
+    workloads = with_runs(changed, submitted.runs)
     config = rehearsal_config(stack, MANAGER, workloads)
     section = dict(stack.get("multikueue") or {})
+    regional = dict(section.get("regional") or {})
+    section["regional"] = {k: v for k, v in regional.items() if k not in submitted.unpinned}
     workers = []
     for raw in section.get("workers") or []:
         worker = dict(raw)
@@ -84,7 +103,7 @@ def offline_run(stack: Mapping[str, Any], name: str, runs: Mapping[str, str]) ->
     registers, or every problem, before any control plane starts."""
     from aksray.offline.runner import run_program
 
-    config = fleet_config(stack, placeholder_servers(stack), runs)
+    config = fleet_config(stack, placeholder_servers(stack), Submitted(dict(runs)))
     with tempfile.TemporaryDirectory(prefix="aksray-multikueue-") as folder:
         path = Path(folder) / f"Pulumi.{name}.yaml"
         path.write_text(yaml.safe_dump({"config": config}), encoding="utf-8")

@@ -7,6 +7,7 @@ import pytest
 
 from aksray.offline.runner import stack_file
 from aksray.rehearse.multikueue.stack import (
+    Submitted,
     UnplayableStackError,
     fleet_config,
     offline_run,
@@ -20,7 +21,7 @@ SERVERS = {"weu": "https://127.0.0.1:41001", "sce": "https://127.0.0.1:41002"}
 
 def test_every_cluster_is_an_existing_one_on_its_own_context() -> None:
     stack = read_stack_file(stack_file("multiregion"))
-    config = fleet_config(stack, SERVERS, {"qwen-lora": "r1"})
+    config = fleet_config(stack, SERVERS, Submitted({"qwen-lora": "r1"}))
     assert config[P + "cluster"] == {
         "systemPool": {"vmSize": "Standard_D4ds_v6", "count": 1},
         "cpuPool": {"vmSize": "Standard_D8ds_v6", "minCount": 1, "maxCount": 2},
@@ -73,3 +74,29 @@ def test_the_program_registers_every_cluster_under_its_provider() -> None:
         "qwen-lora"
     ]
     assert not [r for r in result.resources if r.type.startswith("kubernetes:helm.sh/")]
+
+
+def test_what_a_scenario_changed_is_set_as_pulumi_config_set_would() -> None:
+    stack = read_stack_file(stack_file("multiregion"))
+    submitted = Submitted(
+        {"vllm-batch": "r2"},
+        {
+            "vllm-batch": {"minWorkers": 4, "maxWorkers": 4},
+            "aurora-finetune": {"priority": "build"},
+        },
+        {"vllm-batch"},
+    )
+    config = fleet_config(stack, SERVERS, submitted)
+    workloads = config[P + "workloads"]
+    assert workloads["vllm-batch"] == {
+        "enabled": True,
+        "team": "team-a",
+        "priority": "train",
+        "minWorkers": 4,
+        "maxWorkers": 4,
+        "run": "r2",
+    }
+    assert workloads["aurora-finetune"]["priority"] == "build"
+    assert "run" not in workloads["aurora-finetune"]
+    assert config[P + "multikueue"]["regional"] == {}
+    assert stack["multikueue"]["regional"] == {"vllm-batch": "weu"}  # the stack file's own
