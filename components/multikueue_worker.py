@@ -92,7 +92,9 @@ class MultiKueueWorker(pulumi.ComponentResource):
             parent=self,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
-            storage_account=storage.account_name if storage else None,
+            storage_account=(
+                storage.account_name if storage else settings.storage.existing_account or None
+            ),
             huggingface_token=huggingface_token,
             multikueue=True,
         )

@@ -53,10 +53,6 @@ from workloads.spec import WorkloadSpec
 RAY_JOB_SUSPEND: str = "spec.suspend"
 RAY_SERVICE_SUSPEND: str = "spec.rayClusterConfig.suspend"
 RAY_SERVICE_CLUSTER: str = "spec.rayClusterConfig"
-# On a MultiKueue manager every Ray object is created MultiKueue's (manifests/ray.py
-# `dispatched_spec`); one a stack created before that got it from Kueue's webhook, or was
-# rejected: either way the field is immutable and adding it must not replace (re-run) the job.
-MANAGED_BY: str = "spec.managedBy"
 
 
 @dataclass(frozen=True)
@@ -164,9 +160,6 @@ class RayWorkloads(pulumi.ComponentResource):
             }
         )
 
-    def _managed_by(self) -> list[str]:
-        return [MANAGED_BY] if self._dispatched else []
-
     def _options(self, **options: Any) -> pulumi.ResourceOptions:
         return pulumi.ResourceOptions(parent=self, provider=self._provider, **options)
 
@@ -223,7 +216,7 @@ class RayWorkloads(pulumi.ComponentResource):
             awaited_until_staged(manifest) if placement.awaited else manifest,
             self._options(
                 depends_on=[code, *placement.after],
-                ignore_changes=[RAY_JOB_SUSPEND, *self._managed_by()],
+                ignore_changes=[RAY_JOB_SUSPEND],
                 # Any spec change re-runs the job; deleting first frees its quota and its name
                 # even when the name did not change.
                 replace_on_changes=["spec"],
@@ -249,7 +242,7 @@ class RayWorkloads(pulumi.ComponentResource):
             ),
             self._options(
                 depends_on=placement.after,
-                ignore_changes=[RAY_SERVICE_SUSPEND, *self._managed_by()],
+                ignore_changes=[RAY_SERVICE_SUSPEND],
                 # A Serve config change is applied in place. A change to the Ray cluster
                 # (image, resources, workers, labels) replaces the RayService, deleting it
                 # first: KubeRay 1.7 would otherwise bring up a second cluster beside the

@@ -16,8 +16,6 @@ unreachable) and brought back on the same address.
 
 from __future__ import annotations
 
-import os
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,9 +49,7 @@ if TYPE_CHECKING:
 RIG_WORKER_LOST_TIMEOUT: Final = "30s"
 UPSTREAM_WORKER_LOST_TIMEOUT: Final = "15m"
 APISERVER: Final = "kube-apiserver"
-ETCD: Final = "etcd"
 MULTIKUEUE_API: Final = "/apis/kueue.x-k8s.io/v1beta2"
-LATE_LIMIT_S: Final = 120.0  # how long the workers wait at most for the manager's objects
 
 
 def manager_kueue_config(settings: Settings) -> dict[str, Any]:
@@ -146,12 +142,6 @@ class Member:
     def _process(self, name: str) -> Any:
         return next(p for p in self.plane.supervisor.processes if p.name == name)
 
-    def hold_storage(self, held: bool) -> None:
-        """Stop (or continue) the cluster's etcd: its API server still answers what it serves
-        from memory (discovery, its caches) and every write waits, as a cluster still being
-        created would keep `pulumi up` waiting."""
-        os.kill(self._process(ETCD).popen.pid, signal.SIGSTOP if held else signal.SIGCONT)
-
 
 @dataclass
 class MultiKueueRig:
@@ -191,23 +181,6 @@ class MultiKueueRig:
         path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
         path.chmod(0o600)
         return path
-
-    def workers_late(self, ready: Callable[[], bool], seconds: float) -> None:
-        """The workers' storage held until `ready()` (polled) and `seconds` more: what a first
-        `pulumi up` meets when the manager's cluster is ready before its workers' (AKS creates
-        every cluster during that `up`). Workers are not observed meanwhile."""
-        for member in self.workers.values():
-            member.paused = True
-            member.hold_storage(True)
-        try:
-            deadline = time.monotonic() + LATE_LIMIT_S
-            while not ready() and time.monotonic() < deadline:
-                time.sleep(0.2)
-            time.sleep(seconds)
-        finally:
-            for member in self.workers.values():
-                member.hold_storage(False)
-                member.paused = False
 
     def servers(self) -> dict[str, str]:
         """Each worker's API server address, as the manager's Kueue reaches it."""

@@ -225,6 +225,7 @@ def played(
         run_times,
         worker_gpu_quota(settings, str(team)),
         stack.get("workloads") or {},
+        (stack.get("multikueue") or {}).get("regional") or {},
         up,
     )
     try:

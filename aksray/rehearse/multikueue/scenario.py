@@ -2,8 +2,7 @@
 the workload), and what Kueue does with them.
 
 1. dispatch: the very first `pulumi up`, on an empty fleet, creates every cluster's objects and a
-   job that fills one worker's GPU quota, in the graph's own order, the workers reaching it
-   later than the manager (as AKS creates them during that `up`); the job goes to a worker with
+   job that fills one worker's GPU quota, in the graph's own order; the job goes to a worker with
    free GPUs, whose Kueue admits it and whose KubeRay runs it; the manager's RayJob shows the
    worker's status.
 2. overflow: a second `pulumi up` submits a second GPU job, too big for what that worker has
@@ -18,7 +17,6 @@ Destroy and what is left behind are the rehearsal's (aksray/rehearse/multikueue/
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -36,8 +34,6 @@ LONG_RUN_S: Final = 3600.0
 SHORT_RUN_S: Final = 8.0
 STEP_TIMEOUT_S: Final = 180.0
 STALE_COPY_TIMEOUT_S: Final = 150.0
-# How much later than the manager the first `pulumi up` meets the workers (see `first_up`).
-WORKERS_LATE_S: Final = 10.0
 RUN_ID: Final = "rehearse-1"
 
 
@@ -72,6 +68,7 @@ class MultiKueueContext:
     run_times: MutableMapping[str, float]  # the stand-in dashboards' run time per workload
     worker_gpus: int  # a worker's GPU quota for the team
     stack_workloads: Mapping[str, Any]  # the stack file's `workloads`
+    regional: Mapping[str, str]  # its `multikueue.regional`
     up: Callable[[Submitted, str], None]  # `pulumi up` with what is submitted, a step name
     submitted: Submitted = field(default_factory=Submitted)
     checks: list[Verdict] = field(default_factory=list)
@@ -142,37 +139,10 @@ def manager_job_uid(ctx: MultiKueueContext, workload: str) -> str:
     return str(found[0]["metadata"]["uid"]) if found else ""
 
 
-def first_up(ctx: MultiKueueContext, first: str) -> None:
-    """The first `pulumi up`, from an empty fleet, with `first` submitted: the workers' storage
-    is held until the manager has its team namespaces and WORKERS_LATE_S more, as when AKS is
-    still creating the workers; Pulumi creates the rest in its graph's order meanwhile."""
-    namespaces = sorted({job["metadata"]["namespace"] for job in ctx.jobs.values()})
-    manager = ctx.rig.manager.kube
-
-    def manager_ready() -> bool:
-        return all(manager.get_or_none(f"/api/v1/namespaces/{ns}") for ns in namespaces)
-
-    late = threading.Thread(
-        target=ctx.rig.workers_late, args=(manager_ready, WORKERS_LATE_S), daemon=True
-    )
-    late.start()
-    try:
-        ctx.submit(first, "first")
-    finally:
-        late.join()
-    ctx.fleet.note(
-        ctx.fleet.manager,
-        "workers",
-        "late",
-        f"the first pulumi up met the workers' storage {WORKERS_LATE_S:.0f}s after the "
-        "manager's namespaces",
-    )
-
-
 def dispatch(ctx: MultiKueueContext, first: str) -> str:
     fleet = ctx.fleet
     ctx.run_times[first] = LONG_RUN_S
-    first_up(ctx, first)
+    ctx.submit(first, "first")
     fleet.note(
         fleet.manager,
         first,

@@ -100,3 +100,13 @@ def test_what_a_scenario_changed_is_set_as_pulumi_config_set_would() -> None:
     assert "run" not in workloads["aurora-finetune"]
     assert config[P + "multikueue"]["regional"] == {}
     assert stack["multikueue"]["regional"] == {"vllm-batch": "weu"}  # the stack file's own
+
+
+def test_a_regional_job_of_an_existing_fleet_reads_the_existing_account() -> None:
+    """A worker's own jobs use the stack's existing Blob account, as a one-cluster stack's do."""
+    stack = read_stack_file(stack_file("multiregion"))
+    result = offline_run(stack, "multiregion", {"vllm-batch": "r1"})
+    assert not result.problems
+    [job] = [r for r in result.resources if r.type == "kubernetes:ray.io/v1:RayJob"]
+    assert job.name == "aksray-weu-workloads-vllm-batch"
+    assert REHEARSAL_ACCOUNT in str(job.inputs["spec"]["rayClusterSpec"])
