@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from aksray.offline.runner import RunResult, run_program
+from aksray.offline.runner import PROJECT_ROOT, RunResult, run_program
+from components.queues import DISPATCH_WAIT_SECONDS
 from tests.support.harness import (
     one,
     planned,
@@ -113,3 +114,12 @@ def test_the_writes_in_a_team_namespace_come_after_it(result: RunResult) -> None
     )
     namespace = one(result, "kubernetes:core/v1:Namespace", "aksray-weu-teams-team-a")
     assert namespace.urn in binding.depends_on
+
+
+def test_the_docs_say_how_long_the_first_up_waits_for_dispatch(result: RunResult) -> None:
+    queue = one(result, KUEUE + "LocalQueue", "aksray-queues-lq-team-a")
+    seconds = int(queue.inputs["metadata"]["annotations"]["pulumi.com/timeoutSeconds"])
+    assert seconds == DISPATCH_WAIT_SECONDS
+    text = " ".join((PROJECT_ROOT / "docs" / "multikueue.md").read_text(encoding="utf-8").split())
+    assert f"(`pulumi.com/waitFor: condition=Active`, at most {seconds} s)" in text
+    assert f"fails the `up` at that LocalQueue after {seconds} s" in text

@@ -122,6 +122,41 @@ def _worker_retired_kubernetes(config: Config) -> None:
     _worker(config, 1)["cluster"]["kubernetesVersion"] = "1.31"
 
 
+def _existing_fleet(config: Config) -> None:
+    """The manager and both workers are clusters that already exist, reached by context."""
+    config[P + "cluster"] = {"mode": "existing", "kubeconfigContext": "manager", "gpuPools": []}
+    config[P + "storage"] = {"enabled": True, "existingAccount": "teamdata"}
+    config[P + "operators"] = {"install": False}
+    for worker in config[P + "multikueue"]["workers"]:
+        worker["cluster"] = {
+            "mode": "existing",
+            "kubeconfigContext": worker["name"],
+            "gpuPools": worker["cluster"]["gpuPools"],
+        }
+        worker["apiServer"] = f"https://{worker['name']}.example.com:443"
+
+
+def _aks_worker_of_existing_manager(config: Config) -> None:
+    _existing_fleet(config)
+    worker = _worker(config, 1)
+    worker["cluster"] = {"gpuPools": worker["cluster"]["gpuPools"]}
+    del worker["apiServer"]
+
+
+def _existing_worker_without_api_server(config: Config) -> None:
+    _existing_fleet(config)
+    del _worker(config)["apiServer"]
+
+
+def _api_server_of_an_aks_worker(config: Config) -> None:
+    _worker(config)["apiServer"] = "https://weu.example.com"
+
+
+def _api_server_not_https(config: Config) -> None:
+    _existing_fleet(config)
+    _worker(config)["apiServer"] = "http://weu.example.com:80"
+
+
 @pytest.mark.parametrize(
     ("mutate", "path", "words"),
     [
@@ -157,6 +192,14 @@ def _worker_retired_kubernetes(config: Config) -> None:
             "multikueue.workers[1].cluster.kubernetesVersion",
             "AKS ended support for Kubernetes 1.31",
         ),
+        (
+            _aks_worker_of_existing_manager,
+            "multikueue.workers[1].cluster.mode",
+            "set mode: existing, kubeconfigContext and apiServer",
+        ),
+        (_existing_worker_without_api_server, "multikueue.workers[0].apiServer", "required"),
+        (_api_server_of_an_aks_worker, "multikueue.workers[0].apiServer", "only for a worker"),
+        (_api_server_not_https, "multikueue.workers[0].apiServer", "https://"),
     ],
 )
 def test_mistakes_are_refused_at_their_path(
@@ -210,20 +253,6 @@ def test_a_worker_in_a_region_without_its_gpu_size_is_the_one_problem() -> None:
     assert problem.message.startswith("northcentralus does not offer Standard_NC24ads_A100_v4 ")
 
 
-def _existing_fleet(config: Config) -> None:
-    """The manager and both workers are clusters that already exist, reached by context."""
-    config[P + "cluster"] = {"mode": "existing", "kubeconfigContext": "manager", "gpuPools": []}
-    config[P + "storage"] = {"enabled": True, "existingAccount": "teamdata"}
-    config[P + "operators"] = {"install": False}
-    for worker in config[P + "multikueue"]["workers"]:
-        worker["cluster"] = {
-            "mode": "existing",
-            "kubeconfigContext": worker["name"],
-            "gpuPools": worker["cluster"]["gpuPools"],
-        }
-        worker["apiServer"] = f"https://{worker['name']}.example.com:443"
-
-
 def test_a_fleet_of_existing_clusters_parses_with_each_worker_api_server(tmp_path: Path) -> None:
     document = _multiregion()
     _existing_fleet(document["config"])
@@ -248,47 +277,3 @@ def test_a_fleet_of_existing_clusters_parses_with_each_worker_api_server(tmp_pat
         "aksray-sce-cluster-k8s": "sce",
     }
     assert not [r for r in result.resources if r.type.startswith("azure-native:")]
-
-
-def _aks_worker_of_existing_manager(config: Config) -> None:
-    _existing_fleet(config)
-    worker = _worker(config, 1)
-    worker["cluster"] = {"gpuPools": worker["cluster"]["gpuPools"]}
-    del worker["apiServer"]
-
-
-def _existing_worker_without_api_server(config: Config) -> None:
-    _existing_fleet(config)
-    del _worker(config)["apiServer"]
-
-
-def _api_server_of_an_aks_worker(config: Config) -> None:
-    _worker(config)["apiServer"] = "https://weu.example.com"
-
-
-def _api_server_not_https(config: Config) -> None:
-    _existing_fleet(config)
-    _worker(config)["apiServer"] = "http://weu.example.com:80"
-
-
-@pytest.mark.parametrize(
-    ("mutate", "path", "words"),
-    [
-        (
-            _aks_worker_of_existing_manager,
-            "multikueue.workers[1].cluster.mode",
-            "set mode: existing, kubeconfigContext and apiServer",
-        ),
-        (_existing_worker_without_api_server, "multikueue.workers[0].apiServer", "required"),
-        (_api_server_of_an_aks_worker, "multikueue.workers[0].apiServer", "only for a worker"),
-        (_api_server_not_https, "multikueue.workers[0].apiServer", "https://"),
-    ],
-)
-def test_fleet_mode_mistakes_are_refused_at_their_path(
-    tmp_path: Path, mutate: Any, path: str, words: str
-) -> None:
-    document = _multiregion()
-    mutate(document["config"])
-    run = assert_rejected(tmp_path, document, path)
-    line = next(x for x in run.error_lines if x.startswith(f"error: {path}: "))
-    assert words in line
