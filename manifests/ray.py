@@ -73,9 +73,23 @@ DIGEST_LENGTH: Final = 10
 
 
 def digest(value: Any) -> str:
-    """A short, stable hash of plain data (sorted JSON)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    """A short, stable hash of plain data (sorted JSON): the same in every process. A set is
+    written as Python writes it but with its members sorted: its own order changes with each
+    process's hash seed, and each `pulumi up` is a new process, so a job named from it was
+    replaced, i.e. run again, every time (vllm-batch). A set of one member or none reads as it
+    always did: those jobs keep their names."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_plain)
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LENGTH]
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, (set, frozenset)):
+        members = ", ".join(sorted(map(repr, value)))
+        kind = type(value).__name__
+        if not members:
+            return f"{kind}()"
+        return f"frozenset({{{members}}})" if kind == "frozenset" else f"{{{members}}}"
+    return str(value)
 
 
 def payload_config_map_name(spec: WorkloadSpec, files: Mapping[str, str]) -> str:
