@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,6 +88,19 @@ class Sample:
         ns = pod["metadata"]["namespace"]
         cluster = (pod["metadata"].get("labels") or {}).get("ray.io/cluster", "")
         return self.clusters.get((ns, cluster))
+
+    def bound_ray_pods(
+        self,
+    ) -> Iterator[tuple[dict[str, Any], tuple[str, str], str, Mapping[str, Any] | None]]:
+        """(pod, owner ref, node, Workload or None) of every Ray pod bound to a node and not
+        being deleted."""
+        for pod in self.pods:
+            node = pod.get("spec", {}).get("nodeName")
+            ref = self.pod_owner(pod)
+            if not node or ref is None or o.is_terminating(pod):
+                continue
+            ns = pod["metadata"]["namespace"]
+            yield pod, ref, node, self.workload_by_owner.get((ns, *ref))
 
     @functools.cached_property
     def workload_by_owner(self) -> Mapping[tuple[str, str, str], Mapping[str, Any]]:
