@@ -180,7 +180,8 @@ def probe(ctx: MultiKueueContext) -> None:
     deleted = token_before_account(member.kube)
     ctx.fleet.note(
         name,
-        "token Secret before its account",
+        "probe",
+        "token Secret before its ServiceAccount",
         f"deleted by the token controller {deleted}s after its creation"
         if deleted is not None
         else "still there",

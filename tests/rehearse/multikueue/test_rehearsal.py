@@ -107,9 +107,15 @@ def test_one_worker_preempts_for_the_job_of_higher_priority() -> None:
     assert document, stderr
     names = {v["name"]: v for v in document["invariants"]}
     one = names[
-        "scenario: only one worker preempts for aurora-finetune (MultiKueueOrchestratedPreemption)"
+        "scenario: only one worker preempts for qwen-lora (MultiKueueOrchestratedPreemption)"
     ]
-    assert one["held"], one
+    there = names[
+        "scenario: qwen-lora at build-preemptible runs in the worker that preempted for it"
+    ]
+    assert one["held"] and there["held"], (one, there)
+    # The other worker held its copy at the preemption gate.
+    gated = [e for e in events(document, "pending") if "it's gated" in e["detail"]]
+    assert gated, [e for e in document["events"] if e["what"] == "pending"]
 
 
 def test_the_managers_credential_is_held_to_its_teams_queues() -> None:
