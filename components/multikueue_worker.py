@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from base64 import b64decode
 from collections.abc import Collection
+from typing import Any
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -21,11 +22,14 @@ from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
 from manifests.identity import team_identities
-from manifests.multikueue import (
-    kubeconfig_text,
-    server_of,
+from manifests.multikueue import kubeconfig_text, server_of
+from manifests.multikueue_access import (
+    manager_account,
+    namespace_binding,
+    queue_policy,
+    token_secret,
     token_secret_name,
-    worker_access_objects,
+    worker_roles,
 )
 from settings.model import Settings, WorkloadSettings
 
@@ -48,6 +52,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
         storage: BlobStorage | None,
         kinds: Collection[str],
         token_rotation: str = "",
+        api_server: str = "",
         federation_chain: dict[str, pulumi.Resource],
         dispatched: tuple[WorkloadSettings, ...] = (),
         huggingface_token: pulumi.Output[str] | None = None,
@@ -58,8 +63,11 @@ class MultiKueueWorker(pulumi.ComponentResource):
         region), which this cluster's OIDC issuer is trusted by here; `federation_chain`: per team,
         the identity's last federated credential so far, which this worker's chain after (Azure
         rejects concurrent credential writes to one identity), updated here; `dispatched`: the
-        submitted workloads MultiKueue may send here (their code, policy and token go here)."""
+        submitted workloads MultiKueue may send here (their code, policy and token go here);
+        `api_server`: an existing worker's API server as the manager reaches it (an AKS
+        worker's is read from its kubeconfig)."""
         super().__init__("aksray:platform:MultiKueueWorker", name, None, opts)
+        self._settings = settings
         child = pulumi.ResourceOptions(parent=self)
         self.cluster = AksCluster(
             f"{name}-cluster",
@@ -85,8 +93,11 @@ class MultiKueueWorker(pulumi.ComponentResource):
             parent=self,
             provider=self.cluster.provider,
             namespaces=self.namespaces,
-            storage_account=storage.account_name if storage else None,
+            storage_account=(
+                storage.account_name if storage else settings.storage.existing_account or None
+            ),
             huggingface_token=huggingface_token,
+            multikueue=True,
         )
         self.operators, self.queues, self.workloads = jobs.operators, jobs.queues, jobs.workloads
         self.support = DispatchedWorkloadSupport(
@@ -98,7 +109,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
             huggingface_token=huggingface_token,
             opts=child,
         )
-        self.kubeconfig = self._manager_access(name, worker, kinds, token_rotation)
+        self.kubeconfig = self._manager_access(name, worker, kinds, token_rotation, api_server)
         self.register_outputs({"clusterName": self.cluster.cluster_name})
 
     def _federation(
@@ -144,34 +155,57 @@ class MultiKueueWorker(pulumi.ComponentResource):
         return created
 
     def _manager_access(
-        self, name: str, worker: str, kinds: Collection[str], rotation: str
+        self, name: str, worker: str, kinds: Collection[str], rotation: str, api_server: str
     ) -> pulumi.Output[str]:
-        """The manager's account here, and the kubeconfig holding its token, a Pulumi secret."""
+        """The manager's account here (manifests/multikueue_access.py), and the kubeconfig
+        holding its token, a Pulumi secret."""
         kueue = self.operators.release_for(KUEUE_API_VERSION)
-        opts = pulumi.ResourceOptions(
-            parent=self, provider=self.cluster.provider, depends_on=[kueue] if kueue else []
-        )
-        created = [
-            create_object(f"{name}-{o['kind'].lower()}-{o['metadata']['name']}", o, opts)
-            for o in worker_access_objects(kinds, rotation)
+        ready = [kueue] if kueue else []
+        teams = self._settings.scheduling.teams
+
+        def make(manifest: dict[str, Any], *after: pulumi.Resource) -> pulumi.CustomResource:
+            meta = manifest["metadata"]
+            where = f"{meta['namespace']}-" if manifest["kind"] == "RoleBinding" else ""
+            return create_object(
+                f"{name}-{manifest['kind'].lower()}-{where}{meta['name']}",
+                manifest,
+                pulumi.ResourceOptions(
+                    parent=self, provider=self.cluster.provider, depends_on=[*ready, *after]
+                ),
+            )
+
+        account = make(manager_account())
+        granted = [
+            *(make(role) for role in worker_roles(kinds)),
+            # The writes, in each served team's namespace only.
+            *(
+                make(namespace_binding(t.namespace), self.namespaces.namespaces[t.name])
+                for t in teams
+            ),
+            *(make(p) for p in queue_policy(kinds, {t.namespace: t.local_queue for t in teams})),
         ]
-        # Read back once Kubernetes has filled in the token. The id is the created Secret's:
-        # unknown in a preview before it exists, where the read then waits instead of failing.
-        created_token = created[-1]
-        token_id = created_token.id.apply(
-            lambda _: f"{KUEUE.namespace}/{token_secret_name(rotation)}"
-        )
-        token_secret = k8s.core.v1.Secret.get(
+        # After its ServiceAccount: Kubernetes' token controller deletes a token Secret whose
+        # account does not exist yet ("Service account does not exist, deleting token").
+        token = make(token_secret(rotation), account)
+        # Read back once Kubernetes has filled in the token, and once every grant and the
+        # policy are there (Kueue's first connection then succeeds). The id is the created
+        # Secret's: unknown in a preview before it exists, where the read then waits.
+        token_id = token.id.apply(lambda _: f"{KUEUE.namespace}/{token_secret_name(rotation)}")
+        token_secret_read = k8s.core.v1.Secret.get(
             f"{name}-manager-token",
             token_id,
             opts=pulumi.ResourceOptions(
-                parent=self, provider=self.cluster.provider, depends_on=created
+                parent=self, provider=self.cluster.provider, depends_on=[token, *granted]
             ),
         )
-        server = (self.cluster.kubeconfig or pulumi.Output.from_input("")).apply(
-            lambda text: server_of(text) if text else ""
+        server = (
+            pulumi.Output.from_input(api_server)
+            if api_server
+            else (self.cluster.kubeconfig or pulumi.Output.from_input("")).apply(
+                lambda text: server_of(text) if text else ""
+            )
         )
-        kubeconfig = pulumi.Output.all(server, token_secret.data).apply(
+        kubeconfig = pulumi.Output.all(server, token_secret_read.data).apply(
             lambda values: kubeconfig_text(
                 worker=worker,
                 server=values[0],

@@ -80,10 +80,12 @@ class ClusterOperators(pulumi.ComponentResource):
         *,
         provider: k8s.Provider,
         gpu_nodes: bool = True,
+        multikueue: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`gpu_nodes`: False on a cluster that never runs a GPU pod (a MultiKueue manager),
-        which gets no GPU Operator."""
+        which gets no GPU Operator; `multikueue`: a manager or worker of a stack with
+        `multikueue` (Kueue's MultiKueue feature gates)."""
         super().__init__("aksray:platform:ClusterOperators", name, None, opts)
         self.namespaces = {}
         operators = settings.operators
@@ -117,6 +119,7 @@ class ClusterOperators(pulumi.ComponentResource):
                 metrics=settings.observability.enabled,
                 pods_ready=settings.scheduling.pods_ready,
                 image=charts.kueue_image,
+                multikueue=multikueue,
             ),
             provider,
             depends_on=[self.kuberay],

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
+
 import pulumi
 
 from components.admission import AdmissionPolicies
 from components.cluster import AksCluster
-from components.cluster_jobs import cluster_jobs
+from components.cluster_jobs import AdmissionChecks, cluster_jobs
 from components.image_cache import ImageCache
 from components.namespaces import TeamNamespaces
 from components.observability import Observability
@@ -17,6 +19,10 @@ from components.team_access import TeamAccess
 from components.workloads import RayWorkloads
 from settings.access.blob import blob_access
 from settings.model import ClusterSettings, Settings
+
+# A MultiKueue manager's dispatch, built from the manager so far and its operators: per team,
+# the AdmissionCheck its queues come after (components/multikueue_platform.py).
+Dispatch = Callable[["Platform", ClusterOperators], Mapping[str, Sequence[pulumi.Resource]]]
 
 
 class Platform(pulumi.ComponentResource):
@@ -39,13 +45,16 @@ class Platform(pulumi.ComponentResource):
         huggingface_token: pulumi.Output[str] | None = None,
         cluster: ClusterSettings | None = None,
         runs_jobs: bool = True,
+        dispatch: Dispatch | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         """`huggingface_token`: the stack's token as a Pulumi secret, or None. `cluster`: the
         AKS cluster to create when it is not `settings.cluster` (a MultiKueue manager, whose
         settings carry its workers' pools as flavors). `runs_jobs`: False on that manager: its
         Ray objects run on the workers, so no team pod runs here to trust (no federated
-        credential) and no GPU pod (no GPU Operator)."""
+        credential) and no GPU pod (no GPU Operator). `dispatch`: on that manager, builds what
+        dispatches to the workers once this cluster, its storage, namespaces and operators exist,
+        and returns per team the AdmissionCheck its queues come after."""
         super().__init__("aksray:platform:Platform", name, None, opts)
         self.cluster = AksCluster(
             f"{name}-cluster",
@@ -98,6 +107,8 @@ class Platform(pulumi.ComponentResource):
             huggingface_token=huggingface_token,
             runs_jobs=runs_jobs,
             image_cache=self.image_cache,
+            multikueue=dispatch is not None,
+            admission_checks=self._admission_checks(dispatch),
         )
         self.operators, self.queues, self.workloads = jobs.operators, jobs.queues, jobs.workloads
         self.observability = (
@@ -134,6 +145,11 @@ class Platform(pulumi.ComponentResource):
             create_role_assignments=settings.cluster.create_role_assignments,
             opts=pulumi.ResourceOptions(parent=self),
         )
+
+    def _admission_checks(self, dispatch: Dispatch | None) -> AdmissionChecks | None:
+        if dispatch is None:
+            return None
+        return lambda operators: dispatch(self, operators)
 
     def _blob_storage(self, name: str, settings: Settings, runs_jobs: bool) -> BlobStorage:
         issuer = self.cluster.oidc_issuer_url

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Final
 
 import pulumi
 import pulumi_kubernetes as k8s
@@ -11,6 +12,7 @@ from components.k8s_objects import create_object
 from components.namespaces import TeamNamespaces
 from manifests.kai import department_queue, team_queue
 from manifests.kueue import (
+    awaited_active,
     cluster_queue,
     cohort,
     local_queue,
@@ -19,6 +21,11 @@ from manifests.kueue import (
 )
 from scheduling.queues import team_flavors
 from settings.model import Settings
+
+# How long `pulumi up` waits for a MultiKueue manager's LocalQueue to be active: its team's
+# AdmissionCheck exists once every worker's account is there, and is active once Kueue has
+# connected to one worker (seconds; a worker that cannot be reached fails the `up` here).
+DISPATCH_WAIT_SECONDS: Final = 600
 
 
 def _explicit_dependencies(opts: pulumi.ResourceOptions | None) -> list[pulumi.Resource]:
@@ -37,7 +44,10 @@ class SchedulingQueues(pulumi.ComponentResource):
     `kueue` and `kai` are the operator releases these objects need (their CRDs and webhooks);
     None when the cluster already runs the operator. `kai_webhook` completes once KAI's queue
     webhook serves, which KAI's release alone does not wait for. Anything in `opts.depends_on`
-    is waited for by every child as well.
+    is waited for by every child as well. `admission_checks`: on a MultiKueue manager, per team,
+    the AdmissionCheck (and what it needs) the team's ClusterQueue names: the queue is created
+    after it (and deleted before it, which its finalizer requires), and Pulumi waits for the
+    team's LocalQueue to be active, i.e. able to dispatch, before anything is submitted to it.
     """
 
     flavors: dict[str, pulumi.CustomResource]  # by flavor name
@@ -59,11 +69,13 @@ class SchedulingQueues(pulumi.ComponentResource):
         kueue: pulumi.Resource | None = None,
         kai: pulumi.Resource | None = None,
         kai_webhook: pulumi.Resource | None = None,
+        admission_checks: Mapping[str, Sequence[pulumi.Resource]] | None = None,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
         super().__init__("aksray:platform:SchedulingQueues", name, None, opts)
         self._name = name
         self._provider = provider
+        self._checks = admission_checks
         common = _explicit_dependencies(opts)
         self._kueue_ready = [*common, *([kueue] if kueue is not None else [])]
         self._kai_ready = [*common, *(r for r in (kai, kai_webhook) if r is not None)]
@@ -128,14 +140,16 @@ class SchedulingQueues(pulumi.ComponentResource):
             # A ResourceFlavor cannot be deleted while a ClusterQueue uses it (Kueue's
             # resource-in-use finalizer): the queue goes first on destroy, after on create.
             flavors = (self.flavors[f] for f in team_flavors(team, settings))
+            checks = (self._checks or {}).get(team.name, ())
             self.cluster_queues[team.name] = create_object(
                 f"{self._name}-cq-{team.name}",
                 cluster_queue(team, settings),
-                self._child(*self._kueue_ready, *flavors),
+                self._child(*self._kueue_ready, *flavors, *checks),
             )
+            manifest = local_queue(team)
             self.local_queues[team.name] = create_object(
                 f"{self._name}-lq-{team.name}",
-                local_queue(team),
+                awaited_active(manifest, DISPATCH_WAIT_SECONDS) if self._checks else manifest,
                 self._child(
                     *self._kueue_ready,
                     self.cluster_queues[team.name],

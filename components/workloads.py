@@ -93,9 +93,11 @@ class RayWorkloads(pulumi.ComponentResource):
         ready: Sequence[pulumi.Resource] = (),
         huggingface_token: pulumi.Output[str] | None = None,
         ray_image: pulumi.Input[str] = RAY_IMAGE,
+        dispatched: bool = False,
         opts: pulumi.ResourceOptions | None = None,
     ) -> None:
-        """`storage_account`: the Blob account name (required when an enabled workload uses
+        """`dispatched`: the workloads of a MultiKueue manager, which MultiKueue sends to the
+        workers. `storage_account`: the Blob account name (required when an enabled workload uses
         Blob). `queues`: each workload is created after its own team's queues and priority
         class. `ready`: what every workload must be created after besides: Kueue (its webhook
         serving), the KubeRay operator and, with an image cache, what a pull through it needs.
@@ -106,6 +108,7 @@ class RayWorkloads(pulumi.ComponentResource):
         self._image = ray_image
         self._provider = provider
         self._namespaces = namespaces
+        self._dispatched = dispatched
         # A staged RayJob (enabled, no `run` yet) is planned and checked but not submitted:
         # its inputs must be in Blob before its GPUs are worth paying for.
         enabled = tuple(w for w in settings.enabled_workloads if not w.staged)
@@ -212,6 +215,7 @@ class RayWorkloads(pulumi.ComponentResource):
             storage_account=placement.storage_account,
             places=placement.places,
             image=self._image,
+            dispatched=self._dispatched,
         )
         return create_object(
             f"{self._name}-{spec.name}",
@@ -241,6 +245,7 @@ class RayWorkloads(pulumi.ComponentResource):
                 hf_token=placement.hf_token,
                 storage_account=placement.storage_account,
                 image=self._image,
+                dispatched=self._dispatched,
             ),
             self._options(
                 depends_on=placement.after,

@@ -86,6 +86,13 @@ KUEUE_FRAMEWORKS: Final = tuple(KUEUE_FRAMEWORK_BY_KIND.values())
 # (and a Kueue that changed the default would still run it). Set in the Configuration, not the
 # chart's `controllerManager.featureGates` (Kueue refuses both at once).
 KUEUE_FEATURE_GATES: Final[dict[str, bool]] = {"ElasticJobsViaWorkloadSlices": True}
+# On a MultiKueue manager and every worker: a job dispatched to several workers preempts in one
+# at a time. Without it, Kueue's default dispatcher copies a job of higher priority to every
+# worker and each preempts its lower-priority jobs for a copy that runs in one (Kueue KEP-8303).
+# The manager creates each copy behind a preemption gate and opens the gates one worker at a
+# time (the next after 5 minutes, if the first did not admit it); a worker's scheduler honours
+# the gate only with the gate on there too. Alpha, off by default in Kueue 0.19.2.
+MULTIKUEUE_FEATURE_GATES: Final[dict[str, bool]] = {"MultiKueueOrchestratedPreemption": True}
 
 # Kueue's pod-readiness wait: the fixed part (the timeout and the requeue limit are the stack's).
 # No recovery timeout ("0s" turns it off). Kueue reads a RayJob's pods as ready when its Ray
@@ -201,7 +208,9 @@ def kueue_pods_ready(pods_ready: PodsReady) -> dict[str, Any]:
     }
 
 
-def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, Any]:
+def kueue_manager_config(
+    *, metrics: bool, pods_ready: PodsReady, multikueue: bool = False
+) -> dict[str, Any]:
     """Kueue's Configuration (config.kueue.x-k8s.io/v1beta2).
 
     `metrics`: Kueue also reports each ClusterQueue's quota use per flavor and resource
@@ -211,7 +220,8 @@ def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, A
     The chart's default configuration at v0.19.2, with our integrations,
     `manageJobsWithoutQueueName: false` written out (Kueue manages only the jobs that carry the
     `kueue.x-k8s.io/queue-name` label) our pod-readiness wait and the feature gates of
-    KUEUE_FEATURE_GATES. The chart adds `internalCertManagement` itself.
+    KUEUE_FEATURE_GATES (and MULTIKUEUE_FEATURE_GATES on the clusters of a stack with
+    `multikueue`). The chart adds `internalCertManagement` itself.
     """
     return {
         "apiVersion": KUEUE_CONFIG_API_VERSION,
@@ -237,18 +247,26 @@ def kueue_manager_config(*, metrics: bool, pods_ready: PodsReady) -> dict[str, A
         "waitForPodsReady": kueue_pods_ready(pods_ready),
         "manageJobsWithoutQueueName": False,
         "integrations": {"frameworks": list(KUEUE_FRAMEWORKS)},
-        "featureGates": dict(KUEUE_FEATURE_GATES),
+        "featureGates": {
+            **KUEUE_FEATURE_GATES,
+            **(MULTIKUEUE_FEATURE_GATES if multikueue else {}),
+        },
     }
 
 
 def kueue_values(
-    *, metrics: bool, pods_ready: PodsReady, image: Image = KUEUE_IMAGE
+    *,
+    metrics: bool,
+    pods_ready: PodsReady,
+    image: Image = KUEUE_IMAGE,
+    multikueue: bool = False,
 ) -> dict[str, Any]:
     """Kueue: the controller manager (which also serves the webhooks) on the CPU pool.
 
-    `image`: the chart source's controller image, set through the chart's own values.
+    `image`: the chart source's controller image, set through the chart's own values;
+    `multikueue`: a cluster of a stack with `multikueue` (its feature gates).
     """
-    config = kueue_manager_config(metrics=metrics, pods_ready=pods_ready)
+    config = kueue_manager_config(metrics=metrics, pods_ready=pods_ready, multikueue=multikueue)
     return {
         # The chart's ServiceMonitor (monitoring.coreos.com/v1) stays off, as above.
         "enablePrometheus": False,

@@ -47,6 +47,12 @@ from settings.model import ClusterSettings, Settings, TeamSettings
 NAMESPACE_NAME_LABEL: Final = "kubernetes.io/metadata.name"
 # How a job names its LocalQueue and its priority (labels on the RayJob / RayService).
 QUEUE_NAME_LABEL: Final = "kueue.x-k8s.io/queue-name"
+# Kueue's MultiKueue: the controller of the admission check that dispatches to worker clusters,
+# and the `spec.managedBy` of a job it dispatches (the local KubeRay then leaves it alone).
+MULTIKUEUE_CONTROLLER: Final = "kueue.x-k8s.io/multikueue"
+# What a LocalQueue waits for when Pulumi creates it: Kueue's cache holds it, its ClusterQueue
+# and that queue's admission checks, all active (Kueue v0.19.2 `localqueue_controller.go`).
+LOCAL_QUEUE_ACTIVE: Final = "condition=Active"
 PRIORITY_CLASS_LABEL: Final = "kueue.x-k8s.io/priority-class"
 
 # Kueue is the one scheduler that preempts and reclaims, always a whole workload (a suspended
@@ -200,3 +206,14 @@ def kueue_objects(settings: Settings) -> list[dict[str, Any]]:
         *(serialise_cluster_queue(queues[team.name], team.department) for team in scheduling.teams),
         *(local_queue(team) for team in scheduling.teams),
     ]
+
+
+def awaited_active(manifest: dict[str, Any], seconds: int) -> dict[str, Any]:
+    """`manifest` (a LocalQueue) with Pulumi waiting, up to `seconds`, until it is active."""
+    meta = manifest["metadata"]
+    annotations = {
+        **(meta.get("annotations") or {}),
+        "pulumi.com/waitFor": LOCAL_QUEUE_ACTIVE,
+        "pulumi.com/timeoutSeconds": str(seconds),
+    }
+    return {**manifest, "metadata": {**meta, "annotations": annotations}}

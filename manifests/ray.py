@@ -38,7 +38,7 @@ import yaml
 
 from catalog.versions import RAY_API_VERSION, RAY_IMAGE
 from manifests.kai import KAI_PRIORITY_LABEL, KAI_QUEUE_LABEL
-from manifests.kueue import PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
+from manifests.kueue import MULTIKUEUE_CONTROLLER, PRIORITY_CLASS_LABEL, QUEUE_NAME_LABEL
 from manifests.namespaces import MANAGED_BY
 from manifests.ray_pods import (
     HF_TOKEN_KEY,
@@ -73,9 +73,23 @@ DIGEST_LENGTH: Final = 10
 
 
 def digest(value: Any) -> str:
-    """A short, stable hash of plain data (sorted JSON)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    """A short, stable hash of plain data (sorted JSON): the same in every process. A set is
+    written as Python writes it but with its members sorted: its own order changes with each
+    process's hash seed, and each `pulumi up` is a new process, so a job named from it was
+    replaced, i.e. run again, every time (vllm-batch). A set of one member or none reads as it
+    always did: those jobs keep their names."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_plain)
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LENGTH]
+
+
+def _plain(value: object) -> str:
+    if isinstance(value, (set, frozenset)):
+        members = ", ".join(sorted(map(repr, value)))
+        kind = type(value).__name__
+        if not members:
+            return f"{kind}()"
+        return f"frozenset({{{members}}})" if kind == "frozenset" else f"{{{members}}}"
+    return str(value)
 
 
 def payload_config_map_name(spec: WorkloadSpec, files: Mapping[str, str]) -> str:
@@ -231,10 +245,12 @@ def ray_job(
     storage_account: object | None,
     places: BlobPlaces | None = None,
     image: object = RAY_IMAGE,
+    dispatched: bool = False,
 ) -> dict[str, Any]:
     """The workload's RayJob. Its name is `<workload>-<digest>`: the digest covers the stack's
     `run` label, the payload files, requirements, spec and settings, so any change — a new run
-    label included — is a new job (and run id)."""
+    label included — is a new job (and run id). `dispatched`: on a MultiKueue manager (see
+    `dispatched_spec`)."""
     if spec.kind != "RayJob" or spec.entrypoint_module is None:
         raise ValueError(f"{spec.name} is not a RayJob payload")
     run_id = _run_id(spec, workload, team, files, requirements, hf_token=hf_token, places=places)
@@ -250,6 +266,7 @@ def ray_job(
         "kind": "RayJob",
         "metadata": metadata,
         "spec": {
+            **dispatched_spec(dispatched),
             "suspend": True,
             "submissionMode": SUBMISSION_MODE,
             "entrypoint": " ".join(command),
@@ -300,6 +317,7 @@ def ray_service(
     hf_token: bool,
     storage_account: object | None,
     image: object = RAY_IMAGE,
+    dispatched: bool = False,
 ) -> dict[str, Any]:
     """The RayService. Its name is stable: Serve config changes apply in place, and clients
     keep the `<name>-serve-svc` Service. `serve_config_yaml` is `serve_config_v2(...)`, or a
@@ -324,5 +342,19 @@ def ray_service(
         "apiVersion": RAY_API_VERSION,
         "kind": "RayService",
         "metadata": _metadata(spec, workload, team, spec.name),
-        "spec": {"serveConfigV2": serve_config_yaml, "rayClusterConfig": cluster},
+        "spec": {
+            **dispatched_spec(dispatched),
+            "serveConfigV2": serve_config_yaml,
+            "rayClusterConfig": cluster,
+        },
     }
+
+
+def dispatched_spec(dispatched: bool) -> dict[str, str]:
+    """On a MultiKueue manager, a Ray object is MultiKueue's from its creation
+    (`spec.managedBy`): the manager's KubeRay leaves it alone and MultiKueue dispatches it
+    whenever the team's AdmissionCheck comes. Kueue v0.19.2 sets it itself only in its create
+    webhook, and only if its cache already holds that check (`jobframework/defaults.go`
+    `ApplyDefaultForManagedBy`); a job created before is rejected by MultiKueue and never runs,
+    and KubeRay keeps the field immutable. Kueue clears it on the copy it makes in a worker."""
+    return {"managedBy": MULTIKUEUE_CONTROLLER} if dispatched else {}

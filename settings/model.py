@@ -333,13 +333,15 @@ def worker_path(index: int) -> str:
 
 @dataclass(frozen=True)
 class WorkerCluster:
-    """One worker: its own AKS cluster in its own region, and each team's quota there."""
+    """One worker: its own cluster in its own region (AKS, or existing with the manager), and
+    each team's quota there."""
 
     name: str  # the MultiKueueCluster's name, and part of the worker's Azure names
     location: str
     cluster: ClusterSettings
     # team -> flavor -> nominal quota in this worker; a team not named has no quota here.
     quota: Mapping[str, Mapping[str, Resources]]
+    api_server: str = ""  # where the manager reaches an existing worker ("": AKS says it)
 
     def team_quota(self, team: str) -> Mapping[str, Resources]:
         return self.quota.get(team, {})
@@ -385,8 +387,7 @@ class Settings:
     observability: ObservabilitySettings
     # Worker clusters behind this one (MultiKueueSettings); None: one cluster.
     multikueue: MultiKueueSettings | None = None
-    # The Hugging Face token is not data of the model: settings/load.py hands it to the program
-    # as a Pulumi secret (`huggingface_token()`), once the settings have validated it.
+    # No Hugging Face token here: settings/load.py hands it over as a Pulumi secret.
 
     @property
     def enabled_workloads(self) -> tuple[WorkloadSettings, ...]:

@@ -14,16 +14,11 @@ from types import MappingProxyType
 from typing import Final
 
 from catalog.azure import MAX_STACK_NAME_LENGTH
-from settings.catalogues import check_kubernetes_version, close_regions
+from settings.catalogues import close_regions
 from settings.cluster import CLUSTER_KEYS, parse_cluster
-from settings.deployable import (
-    check_gpu_sizes_offered,
-    check_node_pool_count,
-    check_operators_on_new_cluster,
-    check_retired_sizes,
-)
 from settings.errors import Problem
 from settings.model import (
+    ClusterMode,
     ClusterSettings,
     MultiKueueSettings,
     OperatorSettings,
@@ -31,29 +26,30 @@ from settings.model import (
     SchedulingSettings,
     WorkerCluster,
     WorkloadSettings,
-    worker_path,
+)
+from settings.multikueue_fleet import (
+    check_chart_source,
+    check_elastic_regional,
+    check_flavors_agree,
+    check_manager,
+    check_workers_deployable,
 )
 from settings.quotas import parse_resources
 from settings.reader import Section, choices_text, describe, join
 from workloads.catalog import WORKLOADS
 
 MULTIKUEUE_KEYS: Final = ("workers", "regional", "tokenRotation")
-_WORKER_KEYS: Final = ("name", "location", "cluster", "quota")
+_WORKER_KEYS: Final = ("name", "location", "cluster", "quota", "apiServer")
 # A worker's name joins the stack's in its Azure names (`<stack>-<worker>`, manifests/aks.py)
 # and names its MultiKueueCluster: a short DNS label.
 _WORKER_NAME = re.compile(r"^[a-z]([-a-z0-9]{0,10}[a-z0-9])?\Z")
 _LOCATION = re.compile(r"^[a-z][a-z0-9]*\Z")
+_API_SERVER = re.compile(r"^https://[A-Za-z0-9.\-]+(:[0-9]{1,5})?(/[^\s]*)?\Z")
 # Joins the token Secret's name (a DNS subdomain): lowercase, at most 20 characters.
 _TOKEN_ROTATION = re.compile(r"[a-z0-9]([-a-z0-9]{0,18}[a-z0-9])?")
 _ROTATION_HINT: Final = (
     "a label of 1-20 lowercase letters, digits or '-', starting and ending with a letter or "
     'digit, e.g. "2026-12"; a new label mints new worker tokens at the next pulumi up'
-)
-# Kueue v0.19.2 refuses in-tree Ray autoscaling on a MultiKueue-managed RayCluster ("MultiKueue
-# does not support Ray autoscaling yet"), and only its RayCluster adapter syncs elastic replicas.
-ELASTIC_LIMIT: Final = (
-    "MultiKueue (Kueue v0.19.2) does not dispatch an elastic Ray workload: it does not support "
-    "Ray autoscaling across clusters"
 )
 
 
@@ -70,14 +66,15 @@ def parse_multikueue(
     """The workers and regional workloads, or None when the stack has no `multikueue`."""
     if section is None:
         return None
-    workers = _workers(section, stack, scheduling)
-    _check_workers_deployable(workers, operators, problems)
+    workers = _workers(section, stack, scheduling, manager.mode)
+    check_workers_deployable(workers, operators, problems)
     names = tuple(worker.name for worker in workers)
     regional = _regional(section, names, workloads, workers_given=_workers_read(section))
     _check_regional_quota(section, workers, workloads, regional)
-    _check_manager(section, manager, scheduling)
-    _check_flavors_agree(section, workers)
-    _check_elastic_regional(section, workloads, _regional_names(section))
+    check_manager(section, manager)
+    check_chart_source(section, operators)
+    check_flavors_agree(section, workers)
+    check_elastic_regional(section, workloads, _regional_names(section))
     return MultiKueueSettings(
         workers=workers,
         regional=MappingProxyType(regional),
@@ -94,8 +91,9 @@ def _token_rotation(section: Section) -> str:
 
 
 def _workers(
-    section: Section, stack: str, scheduling: SchedulingSettings
+    section: Section, stack: str, scheduling: SchedulingSettings, mode: ClusterMode
 ) -> tuple[WorkerCluster, ...]:
+    """`mode`: the manager's; every worker has it (a fleet is created, or all exist)."""
     entries = list(section.items("workers"))
     if not entries and _unwritten(section, "workers"):
         section.problem(
@@ -108,7 +106,7 @@ def _workers(
         entry = section.child(path, raw, _WORKER_KEYS)
         if entry is None:
             continue
-        worker = _worker(entry, stack, scheduling)
+        worker = _worker(entry, stack, scheduling, mode)
         if worker.name in seen:
             entry.problem(
                 join(path, "name"),
@@ -120,7 +118,9 @@ def _workers(
     return tuple(workers)
 
 
-def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> WorkerCluster:
+def _worker(
+    entry: Section, stack: str, scheduling: SchedulingSettings, mode: ClusterMode
+) -> WorkerCluster:
     longest = MAX_STACK_NAME_LENGTH - len(stack) - 1
     name = entry.string(
         "name",
@@ -154,10 +154,13 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
     cluster = parse_cluster(
         raw_cluster or Section({}, join(entry.path, "cluster"), [], ()), entry.problems
     )
-    if cluster.mode != "aks":
+    _check_worker_mode(entry, cluster, mode)
+    if cluster.render_yaml_to:
         entry.problem(
-            join(entry.path, "cluster.mode"),
-            "a worker is an AKS cluster the stack creates; remove mode or set it to aks",
+            join(entry.path, "cluster.renderYamlTo"),
+            "a worker cannot be rendered to YAML: the manager reads a token back from each "
+            "worker's API server (its kubeconfig for MultiKueue), which a rendered worker "
+            "never has; remove renderYamlTo here",
         )
     if cluster.image_cache.enabled:
         entry.problem(
@@ -168,7 +171,50 @@ def _worker(entry: Section, stack: str, scheduling: SchedulingSettings) -> Worke
     # Without its pools (reported above) a worker's quota cannot be read against them.
     quota = _worker_quota(entry, cluster, scheduling) if raw_cluster is not None else {}
     return WorkerCluster(
-        name=name, location=location, cluster=cluster, quota=MappingProxyType(quota)
+        name=name,
+        location=location,
+        cluster=cluster,
+        quota=MappingProxyType(quota),
+        api_server=_api_server(entry, cluster),
+    )
+
+
+def _check_worker_mode(entry: Section, cluster: ClusterSettings, mode: ClusterMode) -> None:
+    """A worker has the manager's mode: the stack creates every cluster, or none."""
+    if cluster.mode == mode:
+        return
+    if mode == "aks":
+        entry.problem(
+            join(entry.path, "cluster.mode"),
+            "the manager is an AKS cluster the stack creates, so every worker is one too; "
+            "remove mode or set it to aks (a fleet of clusters that already exist sets "
+            "mode: existing on the manager's cluster and on every worker's)",
+        )
+    else:
+        entry.problem(
+            join(entry.path, "cluster.mode"),
+            "the manager is an existing cluster (cluster.mode: existing), so every worker is "
+            "one too: set mode: existing, kubeconfigContext and apiServer for this worker",
+        )
+
+
+def _api_server(entry: Section, cluster: ClusterSettings) -> str:
+    """`apiServer`: where the manager's Kueue reaches an existing worker (AKS says it for an
+    aks worker)."""
+    if cluster.mode != "existing":
+        if entry.has("apiServer"):
+            entry.problem(
+                join(entry.path, "apiServer"),
+                "is only for a worker with mode: existing; the stack reads an AKS worker's API "
+                "server from AKS: remove it",
+            )
+        return ""
+    return entry.string(
+        "apiServer",
+        required=True,
+        pattern=_API_SERVER,
+        hint="the https:// address the manager's Kueue reaches this worker's API server at "
+        "(the server: of its kubeconfig context), e.g. https://gpu-west.example.com:443",
     )
 
 
@@ -196,7 +242,10 @@ def _worker_quota(
             )
             continue
         holder = Section({str(team): amounts}, per_team.path, entry.problems, (str(team),))
-        quota[str(team)] = MappingProxyType(parse_resources(holder, str(team), cluster.flavors))
+        # `unlimited`: the worker's whole pool at its maximum size (scheduling/queues.py).
+        quota[str(team)] = MappingProxyType(
+            parse_resources(holder, str(team), cluster.flavors, allow_unlimited=True)
+        )
     return quota
 
 
@@ -282,81 +331,4 @@ def _check_regional_quota(
                 f"team {workload.team} has no quota in worker {worker}, so {workload.name} "
                 f"could never run there; give it quota in that worker's quota.{workload.team} "
                 "or name a worker it has quota in",
-            )
-
-
-def _check_manager(
-    section: Section, manager: ClusterSettings, scheduling: SchedulingSettings
-) -> None:
-    """The manager runs no job: no GPU pools, and no quota typed on it."""
-    if manager.image_cache.enabled:
-        section.problem(
-            "cluster.imageCache.enabled",
-            "with multikueue the stack's cluster is the manager, which runs no Ray pod and "
-            "pulls no Ray image; remove it",
-        )
-    if manager.gpu_pools:
-        section.problem(
-            "cluster.gpuPools",
-            "with multikueue the stack's cluster is the manager, which runs no job; move its GPU "
-            "pools to multikueue.workers[*].cluster.gpuPools and remove them here",
-        )
-    for team in scheduling.teams:
-        if team.quota or team.borrowing_limit or team.lending_limit:
-            section.problem(
-                join(scheduling.team_path(team.name), "quota"),
-                "with multikueue a team's quota on the manager is the sum of its quota in the "
-                "workers, computed; set it per worker in "
-                f"multikueue.workers[*].quota.{team.name} and remove it (and any limits) here",
-            )
-
-
-def _check_flavors_agree(section: Section, workers: tuple[WorkerCluster, ...]) -> None:
-    """A flavor is one kind of node: pools of one name have one VM size in every worker."""
-    first: dict[str, tuple[str, str]] = {}
-    for index, worker in enumerate(workers):
-        for pool in worker.cluster.gpu_pools:
-            # `cluster.gpuPools[<i>]` of the worker, under the worker's path.
-            path = f"{worker_path(index)}.{worker.cluster.pool_path(pool.name)}"
-            if pool.name not in first:
-                first[pool.name] = (pool.vm_size, path)
-            elif first[pool.name][0] != pool.vm_size:
-                vm_size, other = first[pool.name]
-                section.problem(
-                    join(path, "vmSize"),
-                    f"pool {pool.name!r} is {vm_size} at {other}: a flavor (pool name) means one "
-                    "VM size in every worker, the manager's quota adds them up; rename one pool",
-                )
-
-
-def _check_workers_deployable(
-    workers: tuple[WorkerCluster, ...], operators: OperatorSettings, problems: list[Problem]
-) -> None:
-    """What `pulumi up` would fail on halfway in a worker (settings/deployable.py), in the
-    worker's own region: a GPU size its region does not offer, a retired size, too many pools,
-    a Kubernetes version AKS no longer creates (at the worker's path); and operators.install
-    false, since every worker is a new cluster (once, at that key)."""
-    for index, worker in enumerate(workers):
-        found: list[Problem] = []
-        check_kubernetes_version(worker.cluster, found)
-        check_retired_sizes(worker.cluster, found)
-        check_node_pool_count(worker.cluster, found)
-        if worker.location:
-            check_gpu_sizes_offered(worker.location, worker.cluster, found)
-        problems += [Problem(f"{worker_path(index)}.{p.path}", p.message) for p in found]
-        shared: list[Problem] = []
-        check_operators_on_new_cluster(worker.cluster, operators, shared)
-        problems += [p for p in shared if p not in problems]
-
-
-def _check_elastic_regional(
-    section: Section, workloads: tuple[WorkloadSettings, ...], regional: frozenset[str]
-) -> None:
-    for workload in workloads:
-        if workload.enabled and workload.elastic and workload.name not in regional:
-            section.problem(
-                join(section.path, f"regional.{workload.name}"),
-                f"{workload.name} is elastic ({workload.min_workers}..{workload.max_workers} "
-                f"workers) and {ELASTIC_LIMIT}; name the worker it runs in here, or give it a "
-                "fixed size (max equal to min)",
             )

@@ -69,7 +69,10 @@ def parse_settings(
     check_kubernetes_version(cluster, judged)
     check_region(location, cluster, judged)
     scheduling = parse_scheduling(
-        top.mapping("scheduling", SCHEDULING_KEYS), problems, cluster.flavors
+        top.mapping("scheduling", SCHEDULING_KEYS),
+        problems,
+        cluster.flavors,
+        quota_here=not top.has("multikueue"),
     )
     workloads = parse_workloads(
         top.mapping("workloads", WORKLOAD_KEYS), problems, scheduling, storage

@@ -87,8 +87,14 @@ class _Seen:
 
 
 def parse_scheduling(
-    raw: Section | None, problems: list[Problem], flavors: tuple[str, ...]
+    raw: Section | None,
+    problems: list[Problem],
+    flavors: tuple[str, ...],
+    *,
+    quota_here: bool = True,
 ) -> SchedulingSettings:
+    """`quota_here`: False on a MultiKueue manager, whose teams' quota is computed from the
+    workers': a quota or limit typed on a team there is refused at its key."""
     section = raw or Section({}, "scheduling", problems, SCHEDULING_KEYS)
     strategy = section.literal("queueingStrategy", QUEUEING_STRATEGIES, DEFAULT_QUEUEING_STRATEGY)
     seen = _Seen()
@@ -96,7 +102,7 @@ def parse_scheduling(
     for path, value in section.items("departments"):
         department = section.child(path, value, _DEPARTMENT_KEYS)
         if department is not None:
-            departments.append(_department(department, flavors, strategy, seen))
+            departments.append(_department(department, flavors, strategy, seen, quota_here))
     _check_team_names_free_of_departments(section, seen)
     return SchedulingSettings(
         departments=tuple(departments),
@@ -127,7 +133,11 @@ def _pods_ready(section: Section) -> PodsReady:
 
 
 def _department(
-    section: Section, flavors: tuple[str, ...], strategy: QueueingStrategy, seen: _Seen
+    section: Section,
+    flavors: tuple[str, ...],
+    strategy: QueueingStrategy,
+    seen: _Seen,
+    quota_here: bool,
 ) -> DepartmentSettings:
     name_path = join(section.path, "name")
     name = section.string(
@@ -149,7 +159,7 @@ def _department(
         team_section = section.child(path, value, _TEAM_KEYS)
         if team_section is None:
             continue
-        team = parse_team(team_section, name, flavors, strategy)
+        team = parse_team(team_section, name, flavors, strategy, quota_here=quota_here)
         written = team_section.value.get("name")
         if not team.name and isinstance(written, str) and written:
             seen.refused_teams.add(written)
@@ -191,7 +201,12 @@ def _check_team_names_free_of_departments(section: Section, seen: _Seen) -> None
 
 
 def parse_team(
-    team: Section, department: str, flavors: tuple[str, ...], strategy: QueueingStrategy
+    team: Section,
+    department: str,
+    flavors: tuple[str, ...],
+    strategy: QueueingStrategy,
+    *,
+    quota_here: bool = True,
 ) -> TeamSettings:
     name = team.string("name", required=True, pattern=_DNS_LABEL, hint=_LABEL_HINT)
     namespace = team.string("namespace", name, pattern=_DNS_LABEL, hint=_LABEL_HINT)
@@ -203,9 +218,15 @@ def parse_team(
         department=department,
         namespace=namespace,
         local_queue=local_queue,
-        quota=MappingProxyType(parse_resources(team, "quota", flavors, allow_unlimited=True)),
-        borrowing_limit=MappingProxyType(parse_resources(team, "borrowingLimit", flavors)),
-        lending_limit=MappingProxyType(parse_resources(team, "lendingLimit", flavors)),
+        quota=MappingProxyType(
+            parse_resources(team, "quota", flavors, allow_unlimited=True) if quota_here else {}
+        ),
+        borrowing_limit=MappingProxyType(
+            parse_resources(team, "borrowingLimit", flavors) if quota_here else {}
+        ),
+        lending_limit=MappingProxyType(
+            parse_resources(team, "lendingLimit", flavors) if quota_here else {}
+        ),
         over_quota_weight=team.integer(
             "overQuotaWeight", DEFAULT_OVER_QUOTA_WEIGHT, maximum=MAX_OVER_QUOTA_WEIGHT
         ),
@@ -214,8 +235,30 @@ def parse_team(
         viewers=parse_groups(team, "viewers"),
         priorities=parse_priorities(team),
     )
-    check_limits_within_quota(team, settings)
+    if quota_here:
+        check_limits_within_quota(team, settings)
+    else:
+        _refuse_manager_quota(team, name)
     return settings
+
+
+def _refuse_manager_quota(team: Section, name: str) -> None:
+    """A MultiKueue manager holds no quota of its own: each quota key typed on a team, once."""
+    if team.has("quota"):
+        team.problem(
+            join(team.path, "quota"),
+            "with multikueue a team's quota on the manager is the sum of its quota in the "
+            f"workers, computed; set it per worker in multikueue.workers[*].quota.{name} and "
+            "remove it here",
+        )
+    for key in ("borrowingLimit", "lendingLimit"):
+        if team.has(key):
+            team.problem(
+                join(team.path, key),
+                "with multikueue the manager holds no quota of its own (a team's quota there is "
+                "the sum of its quota in the workers) and a worker's quota takes no borrowing or "
+                f"lending limit; remove {key} here",
+            )
 
 
 def _check_no_default_queue(team: Section, name: str, local_queue: str) -> None:

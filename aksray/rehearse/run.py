@@ -149,7 +149,9 @@ def already_there(kube: Kube, result: RunResult) -> list[str]:
     return taken
 
 
-def sample_while(observer: Observer, work: Callable[[], float], interval: float = 1.0) -> float:
+def sample_while(
+    sample: Callable[[], object], work: Callable[[], float], interval: float = 1.0
+) -> float:
     """Run `work` (a `pulumi up`) in a thread and keep sampling until it returns: the cluster
     goes on while Pulumi waits, so a RayJob it awaits (`pulumi.com/waitFor`) can finish (the
     rig's hosts file and tokens stay current, as a real cluster's DNS would), and what happens
@@ -160,7 +162,7 @@ def sample_while(observer: Observer, work: Callable[[], float], interval: float 
             try:
                 return future.result(timeout=interval)
             except TimeoutError:
-                observer.sample()
+                sample()
 
 
 def job_timing(run_times: dict[str, float]) -> Any:
@@ -293,7 +295,7 @@ class Rehearsal:
 
         def apply(section: dict[str, dict[str, Any]], step: str) -> None:
             config = rehearsal_config(self.stack, self.target.context, section)
-            seconds = sample_while(observer, lambda: engine_stack.up(config, step))
+            seconds = sample_while(observer.sample, lambda: engine_stack.up(config, step))
             observer.note("pulumi", "up", f"{step} in {seconds:.1f}s")
 
         def scale(workload: str, group: str, replicas: int) -> None:

@@ -9,14 +9,9 @@ import pytest
 import yaml
 
 from aksray.offline.runner import RecordedResource, RunResult, run_program, stack_file
-from manifests.multikueue import (
-    MULTIKUEUE_CONTROLLER,
-    kubeconfig_text,
-    server_of,
-    token_secret_name,
-    worker_access_objects,
-    worker_role_rules,
-)
+from manifests.kueue import MULTIKUEUE_CONTROLLER
+from manifests.multikueue import kubeconfig_text, server_of
+from manifests.multikueue_access import token_secret_name, worker_write_rules
 from tests.support.harness import ancestors, one, stack_document, with_runs, write_stack
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
@@ -105,30 +100,47 @@ def test_each_worker_is_its_own_aks_cluster_in_its_region(result: RunResult) -> 
 
 
 def test_the_manager_account_on_a_worker_is_least_privilege(result: RunResult) -> None:
-    role = one(
-        result,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRole",
-        "aksray-weu-clusterrole-aksray-multikueue-worker",
-    )
-    assert _provider(role) == "aksray-weu-cluster-k8s"
-    rules = role.inputs["rules"]
-    # The stack dispatches RayJobs only (vllm-batch, elastic, stays in weu), but Kueue's remote
-    # client watches every kind the manager's Kueue integrates (RayJob and RayService) on each
-    # worker and refuses to connect without (Kueue v0.19.2, seen on the rehearsal rig).
-    assert rules == worker_role_rules(["RayJob", "RayService"])
-    groups = {group for rule in rules for group in rule["apiGroups"]}
-    assert groups == {"ray.io", "kueue.x-k8s.io"}
-    verbs = {verb for rule in rules for verb in rule["verbs"]}
-    assert "*" not in verbs and "escalate" not in verbs and "bind" not in verbs
-    binding = one(
-        result,
-        "kubernetes:rbac.authorization.k8s.io/v1:ClusterRoleBinding",
-        "aksray-weu-clusterrolebinding-aksray-multikueue-worker",
-    )
-    assert binding.inputs["roleRef"]["name"] == "aksray-multikueue-worker"
-    assert binding.inputs["subjects"] == [
+    rbac = "kubernetes:rbac.authorization.k8s.io/v1:"
+    read = one(result, rbac + "ClusterRole", "aksray-weu-clusterrole-aksray-multikueue-worker-read")
+    assert _provider(read) == "aksray-weu-cluster-k8s"
+    # Cluster-wide, Kueue's remote client only watches: Workloads and every Ray kind the
+    # manager's Kueue integrates (RayJob and RayService, whatever the stack dispatches: it does
+    # not connect where one watch is forbidden, Kueue v0.19.2, seen on the rehearsal rig).
+    assert read.inputs["rules"] == [
+        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"], "verbs": ["list", "watch"]},
+        {
+            "apiGroups": ["ray.io"],
+            "resources": ["rayjobs", "rayservices"],
+            "verbs": ["list", "watch"],
+        },
+    ]
+    cluster_wide = [
+        r.inputs["roleRef"]["name"]
+        for r in result.by_type(rbac + "ClusterRoleBinding")
+        if r.name.startswith("aksray-weu-")
+        and {"kind": "ServiceAccount", "name": "multikueue-manager", "namespace": "kueue-system"}
+        in r.inputs["subjects"]
+    ]
+    assert cluster_wide == ["aksray-multikueue-worker-read"]
+    # Its writes are bound in the namespaces of the teams with quota in the worker only.
+    write = one(result, rbac + "ClusterRole", "aksray-weu-clusterrole-aksray-multikueue-worker")
+    assert write.inputs["rules"] == worker_write_rules(["RayJob", "RayService"])
+    bindings = [r for r in result.by_type(rbac + "RoleBinding") if r.name.startswith("aksray-weu-")]
+    assert [(b.inputs["metadata"]["namespace"], b.inputs["roleRef"]) for b in bindings] == [
+        (
+            "team-a",
+            {
+                "apiGroup": "rbac.authorization.k8s.io",
+                "kind": "ClusterRole",
+                "name": "aksray-multikueue-worker",
+            },
+        )
+    ]
+    assert bindings[0].inputs["subjects"] == [
         {"kind": "ServiceAccount", "name": "multikueue-manager", "namespace": "kueue-system"}
     ]
+    verbs = {verb for r in (read, write) for rule in r.inputs["rules"] for verb in rule["verbs"]}
+    assert "*" not in verbs and "escalate" not in verbs and "bind" not in verbs
     token = one(result, "kubernetes:core/v1:Secret", "aksray-weu-secret-multikueue-manager-token")
     assert token.inputs["type"] == "kubernetes.io/service-account-token"
     assert token.inputs["metadata"]["annotations"] == {
@@ -136,15 +148,16 @@ def test_the_manager_account_on_a_worker_is_least_privilege(result: RunResult) -
     }
 
 
-def test_a_dispatched_ray_service_adds_its_rows_only() -> None:
-    kinds = {
-        r["resources"][0]
-        for r in worker_role_rules(["RayService", "RayJob"])
-        if r["apiGroups"] == ["ray.io"]
+def test_the_writes_cover_what_kueue_does_on_a_worker() -> None:
+    """Create, read back and delete the copies; patch a RayService whose Serve config changed
+    (MultiKueueRemoteSpecSync); update a copy's status to open its preemption gate."""
+    rules = worker_write_rules(["RayJob", "RayService"])
+    assert {tuple(r["resources"]): set(r["verbs"]) for r in rules} == {
+        ("rayjobs",): {"get", "create", "delete"},
+        ("rayservices",): {"get", "create", "delete", "patch"},
+        ("workloads",): {"get", "create", "delete", "update", "patch"},
+        ("workloads/status",): {"update", "patch"},
     }
-    assert kinds == {"rayjobs", "rayjobs/status", "rayservices", "rayservices/status"}
-    kinds_of = [o["kind"] for o in worker_access_objects(["RayJob"])]
-    assert kinds_of == ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Secret"]
 
 
 def test_the_kubeconfig_holds_a_static_token_and_nothing_to_execute() -> None:

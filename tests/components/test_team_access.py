@@ -105,14 +105,20 @@ def test_a_stack_whose_teams_name_no_group_binds_nothing() -> None:
 @pytest.mark.parametrize("stack", ["dev", "prod", "local", "multiregion"])
 def test_every_stack_registers_the_admission_policies(stack: str) -> None:
     result = planned(stack)
+    # A MultiKueue stack's teams submit to the manager; each worker holds the policy that keeps
+    # the manager's credential to its teams' queues (manifests/multikueue_access.py).
+    workers = ["aksray-multikueue-queue-required"] * 2 if stack == "multiregion" else []
     assert sorted(p.inputs["metadata"]["name"] for p in result.by_type(POLICY)) == [
+        *workers,
         "aksray-team-pod-specs",
         "aksray-team-ray",
     ]
     namespaces = {n.urn for n in result.by_type(NAMESPACE) if "aksray-teams-" in n.name}
     # The manager's teams (a MultiKueue stack's workers have namespaces of their own).
     manager = {n for n in namespaces if "-teams-" in n and "aksray-teams-" in n.split("::")[-1]}
-    for binding in result.by_type(POLICY_BINDING):
+    team_bindings = [b for b in result.by_type(POLICY_BINDING) if "-team-" in b.name]
+    assert len(team_bindings) == 2
+    for binding in team_bindings:
         assert manager and manager <= set(binding.depends_on), binding.name
 
 

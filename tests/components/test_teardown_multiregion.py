@@ -19,8 +19,18 @@ def _named(pattern: str) -> list[RecordedResource]:
 
 
 def _waits(resource: RecordedResource) -> set[str]:
+    """Every resource this one is created after, directly or through others (destroy deletes
+    it before all of them)."""
     by_urn = {r.urn: r.name for r in planned("multiregion").resources}
-    return {by_urn[u] for u in waits_for(planned("multiregion").resources)[resource.urn]}
+    edges = waits_for(planned("multiregion").resources)
+    seen: set[str] = set()
+    todo = list(edges[resource.urn])
+    while todo:
+        urn = todo.pop()
+        if urn not in seen:
+            seen.add(urn)
+            todo.extend(edges[urn])
+    return {by_urn[u] for u in seen}
 
 
 def test_the_multikueue_objects_go_before_the_kubeconfigs_and_those_before_their_worker() -> None:
@@ -28,7 +38,10 @@ def test_the_multikueue_objects_go_before_the_kubeconfigs_and_those_before_their
     objects = _named(r"aksray-multikueue-(admissioncheck|multikueueconfig|multikueuecluster)-.*")
     assert len(objects) == 4
     for resource in objects:
-        assert kubeconfigs <= _waits(resource), resource.name
+        # A worker's MultiKueueCluster reads its kubeconfig; the config and checks name them all.
+        worker = resource.name.removeprefix("aksray-multikueue-multikueuecluster-")
+        reads = {f"aksray-multikueue-{worker}-kubeconfig"} if worker in WORKERS else kubeconfigs
+        assert reads <= _waits(resource), resource.name
     for worker in WORKERS:
         (secret,) = _named(f"aksray-multikueue-{worker}-kubeconfig")
         assert f"aksray-{worker}-cluster-aks" in _waits(secret)

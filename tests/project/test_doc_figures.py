@@ -24,15 +24,8 @@ def test_troubleshooting_gives_the_cpus_qwen_lora_s_workers_ask_for() -> None:
     assert int(found[1]) == asked == int(found[2]) + int(found[3])
 
 
-# The endpoint-never-evicted rule's reasoning still names KubeRay 1.7; what the shipped 1.6.2 does
-# to a reclaimed endpoint is decided by rehearsing it on the rig, which rewrites these texts.
-# Until then, and only these, they are exempt.
-ENDPOINT_RULE_TEXTS = (
-    "KubeRay 1.7 ignores Kueue's suspend of a running RayService",
-    "which KubeRay 1.7 reads only when it",
-    "KubeRay 1.7 keeps a reclaimed RayService's GPUs",
-)
-_KUBERAY_17 = re.compile(r"\b(?:KubeRay )?v?1\.7(?:\.0)?\b(?!\d)")
+# A version 1.7, not the end of a range such as `1.5-1.7` GiB.
+_KUBERAY_17 = re.compile(r"(?<![\d.\-])\b(?:KubeRay )?v?1\.7(?:\.\d+)?(?!\.?\d)")
 
 
 def test_kuberay_1_7_is_named_only_beside_the_shipped_1_6() -> None:
@@ -48,7 +41,7 @@ def test_kuberay_1_7_is_named_only_beside_the_shipped_1_6() -> None:
                 continue
             for found in _KUBERAY_17.finditer(flat):
                 near = flat[max(0, found.start() - 300) : found.end() + 300]
-                if "1.6" in near or any(text in flat for text in ENDPOINT_RULE_TEXTS):
+                if "1.6" in near:
                     continue
                 alone.append(f"{name}: ...{flat[max(0, found.start() - 60) : found.end() + 60]}...")
     assert alone == []

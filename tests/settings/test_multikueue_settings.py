@@ -114,8 +114,47 @@ def _token_rotation_uppercase(config: Config) -> None:
     config[P + "multikueue"]["tokenRotation"] = "Dec-2026"
 
 
+def _microsoft_charts(config: Config) -> None:
+    config[P + "operators"] = {"chartSource": "mcr"}
+
+
 def _worker_retired_kubernetes(config: Config) -> None:
     _worker(config, 1)["cluster"]["kubernetesVersion"] = "1.31"
+
+
+def _existing_fleet(config: Config) -> None:
+    """The manager and both workers are clusters that already exist, reached by context."""
+    config[P + "cluster"] = {"mode": "existing", "kubeconfigContext": "manager", "gpuPools": []}
+    config[P + "storage"] = {"enabled": True, "existingAccount": "teamdata"}
+    config[P + "operators"] = {"install": False}
+    for worker in config[P + "multikueue"]["workers"]:
+        worker["cluster"] = {
+            "mode": "existing",
+            "kubeconfigContext": worker["name"],
+            "gpuPools": worker["cluster"]["gpuPools"],
+        }
+        worker["apiServer"] = f"https://{worker['name']}.example.com:443"
+
+
+def _aks_worker_of_existing_manager(config: Config) -> None:
+    _existing_fleet(config)
+    worker = _worker(config, 1)
+    worker["cluster"] = {"gpuPools": worker["cluster"]["gpuPools"]}
+    del worker["apiServer"]
+
+
+def _existing_worker_without_api_server(config: Config) -> None:
+    _existing_fleet(config)
+    del _worker(config)["apiServer"]
+
+
+def _api_server_of_an_aks_worker(config: Config) -> None:
+    _worker(config)["apiServer"] = "https://weu.example.com"
+
+
+def _api_server_not_https(config: Config) -> None:
+    _existing_fleet(config)
+    _worker(config)["apiServer"] = "http://weu.example.com:80"
 
 
 @pytest.mark.parametrize(
@@ -147,11 +186,20 @@ def _worker_retired_kubernetes(config: Config) -> None:
             "multikueue.workers[0].cluster.gpuPools[0].vmSize",
             "northcentralus does not offer Standard_NC24ads_A100_v4",
         ),
+        (_microsoft_charts, "operators.chartSource", "aksExtension.enableMultiKueue"),
         (
             _worker_retired_kubernetes,
             "multikueue.workers[1].cluster.kubernetesVersion",
             "AKS ended support for Kubernetes 1.31",
         ),
+        (
+            _aks_worker_of_existing_manager,
+            "multikueue.workers[1].cluster.mode",
+            "set mode: existing, kubeconfigContext and apiServer",
+        ),
+        (_existing_worker_without_api_server, "multikueue.workers[0].apiServer", "required"),
+        (_api_server_of_an_aks_worker, "multikueue.workers[0].apiServer", "only for a worker"),
+        (_api_server_not_https, "multikueue.workers[0].apiServer", "https://"),
     ],
 )
 def test_mistakes_are_refused_at_their_path(
@@ -179,27 +227,27 @@ def test_a_worker_name_too_long_for_the_stack_is_refused() -> None:
     assert parse_settings(raw, stack="s" * 36).multikueue is not None
 
 
-def test_operators_left_out_are_refused_once_for_the_manager_and_every_worker(
-    tmp_path: Path,
-) -> None:
-    """Every worker is a new cluster: without operators `pulumi up` fails on its first queue."""
+def test_a_fleet_of_existing_clusters_parses_with_each_worker_api_server(tmp_path: Path) -> None:
     document = _multiregion()
-    document["config"][P + "operators"] = {"install": False}
-    run = assert_rejected(tmp_path, document, "operators.install")
-    assert [x for x in run.error_lines if x.startswith("error: operators.install: ")] == [
-        "error: operators.install: is false, but mode: aks creates a new cluster, which has no "
-        "GPU Operator, KubeRay, Kueue or KAI Scheduler: `pulumi up` would fail on the first "
-        "queue after creating the cluster; set operators.install: true (or mode: existing for a "
-        "cluster that runs them)"
+    _existing_fleet(document["config"])
+    path = write_stack(tmp_path, document, "Pulumi.multiregion.yaml")
+    result = run_program(path, stack="multiregion")
+    assert not result.problems
+    multikueue = result.settings.multikueue
+    assert [
+        (w.cluster.mode, w.cluster.kubeconfig_context, w.api_server) for w in multikueue.workers
+    ] == [
+        ("existing", "weu", "https://weu.example.com:443"),
+        ("existing", "sce", "https://sce.example.com:443"),
     ]
-
-
-def test_a_worker_in_a_region_without_its_gpu_size_is_the_one_problem() -> None:
-    config = _multiregion()["config"]
-    _worker_region_without_the_size(config)
-    raw = {key.removeprefix(P): value for key, value in config.items()}
-    with pytest.raises(SettingsError) as refused:
-        parse_settings(raw, stack="multiregion")
-    [problem] = refused.value.problems
-    assert problem.path == "multikueue.workers[0].cluster.gpuPools[0].vmSize"
-    assert problem.message.startswith("northcentralus does not offer Standard_NC24ads_A100_v4 ")
+    providers = {
+        r.name: r.inputs.get("context")
+        for r in result.resources
+        if r.type == "pulumi:providers:kubernetes"
+    }
+    assert providers == {
+        "aksray-cluster-k8s": "manager",
+        "aksray-weu-cluster-k8s": "weu",
+        "aksray-sce-cluster-k8s": "sce",
+    }
+    assert not [r for r in result.resources if r.type.startswith("azure-native:")]

@@ -10,13 +10,16 @@ Errors:
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from aksray.plan.checks.findings import Findings
 from aksray.plan.checks.run import run_checks, run_settings_checks
 from aksray.plan.model.multikueue import WorkerPlan, dispatched_workloads, multikueue_of
+from aksray.plan.model.plan import Plan
 from catalog.azure import MAX_FEDERATED_CREDENTIALS_PER_IDENTITY
 from manifests.identity import team_service_accounts
 from scheduling.multikueue import team_workers, worker_settings
@@ -71,31 +74,76 @@ def run_worker_settings_checks(settings: Settings) -> Findings:
     return findings
 
 
+def _only(plan: Plan, names: Collection[str]) -> Plan:
+    """A worker's plan with only the workloads `names` (in its settings too)."""
+    settings = dataclasses.replace(
+        plan.settings, workloads=tuple(w for w in plan.settings.workloads if w.name in names)
+    )
+    workloads = tuple(w for w in plan.workloads if w.workload.name in names)
+    return dataclasses.replace(plan, settings=settings, workloads=workloads)
+
+
+def _errors_by_dispatched(worker: WorkerPlan) -> tuple[set[Problem], dict[str, set[Problem]]]:
+    """The worker's errors without any dispatched workload, and per dispatched workload the
+    errors it adds alone: what a worker refuses a dispatched workload for, whatever path the
+    check reports it at (the team's quota, a pool, the workload's own keys)."""
+    own = {w.name for w in worker.plan.settings.workloads} - set(worker.dispatched)
+    base = set(run_checks(_only(worker.plan, own)).errors)
+    added = {
+        name: set(run_checks(_only(worker.plan, own | {name})).errors) - base
+        for name in worker.dispatched
+    }
+    return base, added
+
+
 def check_workers(settings: Settings, workers: tuple[WorkerPlan, ...], findings: Findings) -> None:
     """The one-cluster checks per worker; a dispatched workload fails only if it fails in all."""
-    refused: dict[str, list[str]] = defaultdict(list)
+    refused: dict[str, list[tuple[str, Problem]]] = defaultdict(list)
     for worker in workers:
         found = run_checks(worker.plan)
         place = WorkerPlace.of(worker)
+        base, added = _errors_by_dispatched(worker) if worker.dispatched else (set(), {})
         for problem in found.errors:
-            workload = problem.path.removeprefix("workloads.").split(".")[0]
-            if problem.path.startswith("workloads.") and workload in worker.dispatched:
-                reason = _reworded(problem.message, place, settings)
-                refused[workload].append(f"{worker.name}: {reason}")
-            else:
+            owners = [name for name, errors in added.items() if problem in errors]
+            if problem in base or not owners:
                 findings.errors.append(_in_worker(problem, place, settings))
+            for name in owners if problem not in base else ():
+                reworded = Problem(
+                    _reworded(problem.path, place, settings),
+                    _reworded(problem.message, place, settings),
+                )
+                refused[name].append((worker.name, reworded))
         findings.warnings += [_in_worker(p, place, settings) for p in found.warnings]
     candidates = {
         w.name: [p.name for p in workers if w.name in p.dispatched] for w in settings.workloads
     }
     for name, reasons in refused.items():
-        failed = {reason.split(":", 1)[0] for reason in reasons}
-        if failed >= set(candidates[name]):
-            findings.error(
-                workload_path(name),
-                "no worker can ever admit it, so MultiKueue never dispatches it: "
-                + "; ".join(reasons),
-            )
+        if {worker for worker, _ in reasons} >= set(candidates[name]):
+            findings.errors.append(_admitted_nowhere(name, reasons))
+
+
+def _admitted_nowhere(workload: str, reasons: list[tuple[str, Problem]]) -> Problem:
+    """One line for a dispatched workload no worker can admit: at the workload's key every
+    worker refuses it for, if there is one (e.g. its cpuPerGpu), else at the workload; the
+    workers that give the same reason named together."""
+    failed = {worker for worker, _ in reasons}
+    own = f"{workload_path(workload)}."
+    shared = sorted(
+        path
+        for path in {p.path for _, p in reasons if p.path.startswith(own)}
+        if {worker for worker, p in reasons if p.path == path} == failed
+    )
+    path = shared[0] if shared else workload_path(workload)
+    said: dict[str, list[str]] = {}
+    for worker, problem in reasons:
+        if not shared or problem.path == path:
+            said.setdefault(problem.message, [])
+            if worker not in said[problem.message]:
+                said[problem.message].append(worker)
+    parts = [f"{' and '.join(names)}: {message}" for message, names in said.items()]
+    return Problem(
+        path, "no worker can ever admit it, so MultiKueue never dispatches it: " + "; ".join(parts)
+    )
 
 
 def check_dispatched_have_a_worker(settings: Settings, findings: Findings) -> None:
@@ -112,8 +160,11 @@ def check_dispatched_have_a_worker(settings: Settings, findings: Findings) -> No
 
 def federated_credentials(settings: Settings) -> dict[str, int]:
     """Per team identity: one credential per service account of the team in each worker it has
-    quota in. The manager adds none: no team pod runs there (its Ray objects run on workers)."""
+    quota in. The manager adds none: no team pod runs there (its Ray objects run on workers).
+    None at all where the stack creates no identity (no Blob, or an existing account)."""
     counts = {team.name: 0 for team in settings.scheduling.teams}
+    if not settings.storage.enabled or settings.storage.existing_account:
+        return counts
     for worker in multikueue_of(settings).workers:
         own = worker_settings(settings, worker)
         for team in own.scheduling.teams:

@@ -1,13 +1,14 @@
 """A MultiKueue rig: a manager control plane and one per worker, each started as the one-cluster
-rig starts (aksray/rehearse/rig/bringup.py `start_rig`), and connected as `pulumi up` connects them.
+rig starts (aksray/rehearse/rig/bringup.py `start_rig`), and one kubeconfig with a context per
+cluster, named after it, which the real Pulumi engine applies the stack with.
 
 - The manager runs Kueue with MultiKueue and a KubeRay operator (v1.6.2 honours `managedBy`: it
   leaves a dispatched RayJob alone) and no KAI and no nodes: it runs no job.
 - Each worker runs Kueue, KAI and KubeRay with the worker's own settings, kwok nodes shaped like
   the worker's pools, and a stand-in Ray dashboard of its own, so its RayJobs run and finish.
-- The manager reaches a worker as the worker's `multikueue-manager` ServiceAccount: the worker's
-  controller manager fills in its token Secret, and the rig writes the kubeconfig Secret on the
-  manager from it (the worker's API server, its CA, the static token), as the stack does.
+- Nothing of the stack is on any of them: `pulumi up` creates it all (aksray/rehearse/multikueue/
+  run.py), the manager's kubeconfig for each worker included (the program reads the token the
+  worker's controller manager mints for the manager's account, as on AKS).
 
 A worker can be lost (its API server stopped: the manager's connection fails as when a region is
 unreachable) and brought back on the same address.
@@ -15,17 +16,16 @@ unreachable) and brought back on the same address.
 
 from __future__ import annotations
 
-import base64
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from aksray.live.kube import Discovery, Kube, KubeError
-from aksray.rehearse.multikueue.objects import ClusterObjects, object_label
-from aksray.rehearse.objects import condition_true
+import yaml
+
+from aksray.live.kube import Discovery, Kube
+from aksray.rehearse.multikueue.stack import MANAGER
 from aksray.rehearse.rig.bringup import start_rig
 from aksray.rehearse.rig.controllers.kai import KaiSetup
 from aksray.rehearse.rig.controlplane import (
@@ -37,12 +37,8 @@ from aksray.rehearse.rig.controlplane import (
 )
 from aksray.rehearse.rig.dashboard import DashboardState, HeadHosts, StandInDashboard
 from aksray.rehearse.rig.footprint import Nodes
-from aksray.rehearse.rig.processes import RigError
 from aksray.rehearse.rig.toolchain import RigToolchain
-from catalog.versions import KUEUE
 from manifests.helm_values import kueue_manager_config
-from manifests.kueue import QUEUE_NAME_LABEL
-from manifests.multikueue import kubeconfig_text
 
 if TYPE_CHECKING:
     from settings.model import Settings
@@ -52,18 +48,23 @@ if TYPE_CHECKING:
 # scenario shows the requeue in seconds, and every report says so.
 RIG_WORKER_LOST_TIMEOUT: Final = "30s"
 UPSTREAM_WORKER_LOST_TIMEOUT: Final = "15m"
-MANAGER: Final = "manager"
 APISERVER: Final = "kube-apiserver"
-FIELD_MANAGER: Final = "aksray-rehearse"
 MULTIKUEUE_API: Final = "/apis/kueue.x-k8s.io/v1beta2"
 
 
 def manager_kueue_config(settings: Settings) -> dict[str, Any]:
     """The manager's Kueue Configuration as the stack's release gets it, with MultiKueue's
     worker-lost timeout shortened for the rig."""
-    config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
+    config = worker_kueue_config(settings)
     config["multiKueue"] = {"workerLostTimeout": RIG_WORKER_LOST_TIMEOUT}
     return config
+
+
+def worker_kueue_config(settings: Settings) -> dict[str, Any]:
+    """A worker's Kueue Configuration as the stack's release gets it (MultiKueue's gates on)."""
+    return kueue_manager_config(
+        metrics=False, pods_ready=settings.scheduling.pods_ready, multikueue=True
+    )
 
 
 def worker_lost_note() -> str:
@@ -71,21 +72,6 @@ def worker_lost_note() -> str:
         f"Kueue MultiKueue workerLostTimeout {UPSTREAM_WORKER_LOST_TIMEOUT} (upstream's default, "
         f"which the platform keeps) runs as {RIG_WORKER_LOST_TIMEOUT} on the rig"
     )
-
-
-def apply_object(kube: Kube, discovery: Discovery, obj: dict[str, Any]) -> None:
-    """Server-side apply of any kind the server serves (found by discovery)."""
-    meta = obj["metadata"]
-    path = discovery.path(obj["apiVersion"], obj["kind"], meta["name"], meta.get("namespace"))
-    if path is None:
-        raise RigError(f"{object_label(obj)}: the API server does not serve {obj['apiVersion']}")
-    query = {"fieldManager": FIELD_MANAGER, "force": "true"}
-    kube.request("PATCH", path, obj, "application/apply-patch+yaml", query)
-
-
-def object_path(discovery: Discovery, obj: dict[str, Any]) -> str | None:
-    meta = obj["metadata"]
-    return discovery.path(obj["apiVersion"], obj["kind"], meta["name"], meta.get("namespace"))
 
 
 @dataclass
@@ -110,10 +96,6 @@ class Member:
     @property
     def server(self) -> str:
         return self.plane.kube.credentials.server
-
-    def apply_all(self, objects: tuple[dict[str, Any], ...]) -> None:
-        for obj in objects:
-            apply_object(self.kube, self.discovery, obj)
 
     def lose(self) -> None:
         """Kill the API server at once, as a region cut off (its controllers stay up, cut off
@@ -155,7 +137,10 @@ class Member:
         return True
 
     def _apiserver(self) -> Any:
-        return next(p for p in self.plane.supervisor.processes if p.name == APISERVER)
+        return self._process(APISERVER)
+
+    def _process(self, name: str) -> Any:
+        return next(p for p in self.plane.supervisor.processes if p.name == name)
 
 
 @dataclass
@@ -174,6 +159,33 @@ class MultiKueueRig:
         """Per control plane, the peak resident memory of its processes so far (summed)."""
         return {m.name: m.plane.supervisor.peak_memory_mib() for m in self.members}
 
+    def write_kubeconfig(self, path: Path) -> Path:
+        """One kubeconfig, a context per cluster named after it (what the stack's providers
+        name), each with that control plane's CA and admin client certificate."""
+        clusters, users, contexts = [], [], []
+        for member in self.members:
+            own = yaml.safe_load(member.plane.kubeconfig.read_text(encoding="utf-8"))
+            clusters.append({"name": member.name, "cluster": own["clusters"][0]["cluster"]})
+            users.append({"name": member.name, "user": own["users"][0]["user"]})
+            contexts.append(
+                {"name": member.name, "context": {"cluster": member.name, "user": member.name}}
+            )
+        document = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "current-context": MANAGER,
+            "clusters": clusters,
+            "users": users,
+            "contexts": contexts,
+        }
+        path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+        path.chmod(0o600)
+        return path
+
+    def servers(self) -> dict[str, str]:
+        """Each worker's API server address, as the manager's Kueue reaches it."""
+        return {name: member.server for name, member in self.workers.items()}
+
     def stop(self) -> None:
         for member in reversed(self.members):
             if member.stand_in is not None:
@@ -186,8 +198,9 @@ def _start_member(
     tools: RigToolchain, run_dir: Path, name: str, settings: Settings, worker: bool
 ) -> Member:
     if worker:
-        config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
-        plane = start_rig(tools, run_dir / name, config, KaiSetup.of(settings))
+        plane = start_rig(
+            tools, run_dir / name, worker_kueue_config(settings), KaiSetup.of(settings)
+        )
     else:
         plane = start_rig(tools, run_dir / name, manager_kueue_config(settings), None)
     member = Member(name, plane, settings, Discovery(plane.kube))
@@ -236,67 +249,6 @@ def start_multikueue_rig(
     return rig
 
 
-def worker_kubeconfig(member: Member, secret: str, timeout: float = 60) -> str:
-    """The kubeconfig of the worker's manager account, once its token Secret (`secret`) is
-    filled in."""
-    path = f"/api/v1/namespaces/{KUEUE.namespace}/secrets/{secret}"
-
-    def filled() -> dict[str, str] | None:
-        data = (member.kube.get_or_none(path) or {}).get("data") or {}
-        return data if "token" in data and "ca.crt" in data else None
-
-    data = member.plane.supervisor.wait_for(
-        f"{member.name} token of {secret}", filled, timeout, 0.5
-    )
-    token = base64.b64decode(data["token"]).decode()
-    return kubeconfig_text(
-        worker=member.name, server=member.server, ca_data=data["ca.crt"], token=token
-    )
-
-
-def connect(rig: MultiKueueRig, objects: dict[str, ClusterObjects]) -> None:
-    """Put each cluster's objects on it (the workers' first, for their tokens), then wait for
-    every MultiKueueCluster, AdmissionCheck and ClusterQueue of the manager to be active."""
-    from aksray.rehearse.multikueue.objects import token_secret_of, with_kubeconfigs
-
-    timer = Timer(rig.timings)
-    with timer.step("objects and connection"):
-        kubeconfigs = {}
-        for name, member in rig.workers.items():
-            member.apply_all(objects[name].platform)
-            kubeconfigs[name] = worker_kubeconfig(member, token_secret_of(objects[name]))
-        rig.manager.apply_all(with_kubeconfigs(objects[MANAGER], kubeconfigs))
-        kube, supervisor = rig.manager.kube, rig.manager.plane.supervisor
-        for plural in ("multikueueclusters", "admissionchecks", "clusterqueues"):
-            supervisor.wait_for(
-                f"every {plural} Active on the manager", active(kube, plural), 90, 0.5
-            )
-        for member in rig.workers.values():
-            member.plane.supervisor.wait_for(
-                f"every ClusterQueue Active on {member.name}",
-                active(member.kube, "clusterqueues"),
-                90,
-                0.5,
-            )
-
-
-def active(kube: Kube, plural: str) -> Callable[[], bool]:
-    return lambda: all_active(kube, plural)
-
-
-def all_active(kube: Kube, plural: str) -> bool:
-    items = kube.items(f"{MULTIKUEUE_API}/{plural}")
-    return bool(items) and all(condition_true(i, "Active") for i in items)
-
-
-def submit(member: Member, job: dict[str, Any]) -> None:
-    """Create a RayJob as `pulumi up` would (a plain create: Kueue's webhook suspends it)."""
-    namespace = job["metadata"]["namespace"]
-    if QUEUE_NAME_LABEL not in (job["metadata"].get("labels") or {}):
-        raise RigError(f"{object_label(job)} names no queue")
-    member.kube.create(f"/apis/ray.io/v1/namespaces/{namespace}/rayjobs", job)
-
-
 def stale_copy(member: Member, namespace: str, job_name: str) -> list[str]:
     """What of a dispatched RayJob is still in a worker: its Workload, the RayJob, its pods."""
     found = [
@@ -311,10 +263,3 @@ def stale_copy(member: Member, namespace: str, job_name: str) -> list[str]:
         f"pod {p['metadata']['name']}" for p in pods if p["metadata"]["name"].startswith(job_name)
     ]
     return found
-
-
-def delete_quietly(member: Member, path: str | None) -> None:
-    if path is None:
-        return
-    with contextlib.suppress(KubeError):
-        member.kube.delete(path)

@@ -1,39 +1,52 @@
 """`aksray rehearse` of a stack with `multikueue`: the program offline, a manager and a worker
-control plane per worker (aksray/rehearse/multikueue/rig.py), the MultiKueue scenario, destroy,
-and one ScenarioResult with every cluster's timeline and invariants.
+control plane per worker (aksray/rehearse/multikueue/rig.py), the MultiKueue scenario applied
+through the real Pulumi engine, `pulumi destroy`, and one ScenarioResult with every cluster's
+timeline and invariants.
 
-The objects go onto the rig from the program's offline run, not through the Pulumi engine: the
-program builds each worker's AKS cluster and its Kubernetes provider from that cluster's
-kubeconfig, which only Azure can produce; the one-cluster rehearsal's `mode: existing` has no
-counterpart for workers.
+Every cluster's objects are created by `pulumi up` of the one program, as users run it: the
+stack as a fleet of existing clusters (aksray/rehearse/multikueue/stack.py), one Kubernetes
+provider per cluster, each on its context of the rig's kubeconfig, from an empty fleet, with a
+job's `run` set in the very first `up`; Pulumi creates in its graph's order and in parallel.
 """
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from aksray.live.kube import KubeError
 from aksray.rehearse.multikueue import MULTIKUEUE_SCENARIO
-from aksray.rehearse.multikueue.objects import (
-    ClusterObjects,
-    UnplayableObjectError,
-    cluster_objects,
-    program_run,
+from aksray.rehearse.multikueue.play import play
+from aksray.rehearse.multikueue.probes import token_before_account
+from aksray.rehearse.multikueue.rig import MultiKueueRig, start_multikueue_rig
+from aksray.rehearse.multikueue.scenario import RUN_ID, MultiKueueContext
+from aksray.rehearse.multikueue.stack import (
+    MANAGER,
+    Submitted,
+    UnplayableStackError,
+    fleet_config,
+    manager_jobs,
+    offline_run,
 )
-from aksray.rehearse.multikueue.rig import MANAGER, MultiKueueRig, connect, start_multikueue_rig
-from aksray.rehearse.multikueue.scenario import MultiKueueContext, play
 from aksray.rehearse.multikueue.teardown import destroy
 from aksray.rehearse.multikueue.watch import DESTROY, Fleet, worker_hooks
 from aksray.rehearse.observer import Observer
 from aksray.rehearse.record import Verdict
 from aksray.rehearse.rig.controlplane import rig_run_dir
-from aksray.rehearse.rig.prerequisites import controller_versions, rig_missing, rig_toolchain
+from aksray.rehearse.rig.engine import EngineStack
+from aksray.rehearse.rig.prerequisites import (
+    controller_versions,
+    engine_missing,
+    engine_toolchain,
+    rig_missing,
+    rig_toolchain,
+)
 from aksray.rehearse.rig.processes import RigError
 from aksray.rehearse.rig.toolchain import ToolchainMissingError
-from aksray.rehearse.run import InvalidConfigError, ScenarioResult, job_timing, quiet
+from aksray.rehearse.run import InvalidConfigError, ScenarioResult, job_timing, quiet, sample_while
 from aksray.rehearse.scenarios.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file
 from catalog.quantities import GPU_RESOURCE
@@ -46,15 +59,13 @@ if TYPE_CHECKING:
     from settings.model import Settings
 
 
-RUN_ID: Final = "rehearse-1"
-
-
 def is_multikueue(stack_file: Path) -> bool:
     return bool(read_stack_file(stack_file).get("multikueue"))
 
 
 def dispatched_jobs(stack: dict[str, Any]) -> dict[str, str]:
-    """A run id for every enabled RayJob the manager dispatches (not `regional`)."""
+    """A run id for every enabled RayJob the manager dispatches (not `regional`): the offline
+    check registers them all, so the scenario can choose among them."""
     workloads = stack.get("workloads") or {}
     regional = (stack.get("multikueue") or {}).get("regional") or {}
     return {
@@ -100,6 +111,7 @@ def fleet_of(rig: MultiKueueRig, namespaces: tuple[str, ...]) -> tuple[Fleet, li
         lambda: [
             c
             for ns in namespaces
+            if rig.manager.kube.get_or_none(f"/api/v1/namespaces/{ns}") is not None
             for c in rig.manager.kube.items(f"/apis/ray.io/v1/namespaces/{ns}/rayclusters")
         ],
         started=started,
@@ -108,11 +120,14 @@ def fleet_of(rig: MultiKueueRig, namespaces: tuple[str, ...]) -> tuple[Fleet, li
     return fleet, named
 
 
-def checked_run(stack_file: Path, stack_name: str, progress: Callable[[str], None]) -> RunResult:
-    """Everything the rehearsal needs is there, and the program's offline run on the stack."""
+def checked_run(
+    stack: dict[str, Any], stack_name: str, progress: Callable[[str], None]
+) -> RunResult:
+    """Everything the rehearsal needs is there, and the program's offline run on the
+    rehearsal stack (every dispatched RayJob submitted, for the scenario to choose from)."""
     from aksray.reference import locate
 
-    missing = [m for m in (rig_missing(),) if m]
+    missing = [m for m in (rig_missing(), engine_missing()) if m]
     if locate() is None:
         missing.append(
             "the upstream reference data (the shipped KubeRay CRDs): run "
@@ -122,8 +137,8 @@ def checked_run(stack_file: Path, stack_name: str, progress: Callable[[str], Non
         raise ToolchainMissingError("\n".join(missing))
     progress(f"{stack_name}: checking the stack (the program offline)")
     try:
-        ran = program_run(stack_file, stack_name, dispatched_jobs(read_stack_file(stack_file)))
-    except UnplayableObjectError as why:
+        ran = offline_run(stack, stack_name, dispatched_jobs(stack))
+    except UnplayableStackError as why:
         raise InvalidConfigError([f"error: {why}"]) from None
     if ran.problems:
         raise InvalidConfigError([f"error: {p}" for p in ran.problems])
@@ -134,27 +149,57 @@ def rehearse_multikueue(
     stack_file: Path, stack_name: str, progress: Callable[[str], None] = quiet
 ) -> ScenarioResult:
     t0 = time.monotonic()
-    ran = checked_run(stack_file, stack_name, progress)
+    stack = read_stack_file(stack_file)
+    ran = checked_run(stack, stack_name, progress)
     settings: Settings = ran.settings
-    objects = cluster_objects(ran)
-    tools = rig_toolchain()
+    tools, engine = rig_toolchain(), engine_toolchain()
     result = ScenarioResult(stack_name, MULTIKUEUE_SCENARIO, controller_versions(tools))
-    rig = start_multikueue_rig(tools, rig_run_dir(), cluster_settings(settings), progress)
+    run_dir = rig_run_dir()
+    rig = start_multikueue_rig(tools, run_dir, cluster_settings(settings), progress)
     try:
-        progress("connecting the manager to the workers")
-        connect(rig, objects)
+        kubeconfig = rig.write_kubeconfig(run_dir / "kubeconfig")
+        stack_engine = EngineStack(
+            engine, run_dir / "engine", stack_name, kubeconfig, Path(sys.executable).parent
+        )
+        stack_engine.init()
         bring_up = ", ".join(f"{step} {seconds:.1f}s" for step, seconds in rig.timings.items())
         result.notes += [*rig.notes, f"bring-up: {bring_up}"]
-        played(rig, objects, settings, result)
+        played(
+            rig, stack_engine, stack=stack, jobs=manager_jobs(ran), settings=settings,
+            result=result,
+        )  # fmt: skip
     finally:
         rig.stop()
     result.seconds = time.monotonic() - t0
     return result
 
 
+def probe(ctx: MultiKueueContext) -> None:
+    """Why the stack creates a worker's token Secret after its ServiceAccount, shown on one."""
+    name, member = next(iter(ctx.rig.workers.items()))
+    deleted = token_before_account(member.kube)
+    ctx.fleet.note(
+        name,
+        "probe",
+        "token Secret before its ServiceAccount",
+        f"deleted by the token controller {deleted}s after its creation"
+        if deleted is not None
+        else "still there",
+    )
+    ctx.expect(
+        "Kubernetes deletes a token Secret created before its ServiceAccount (the stack creates "
+        "the manager's after it)",
+        deleted is not None,
+        f"on {name} the Secret was still there after 15s",
+    )
+
+
 def played(
     rig: MultiKueueRig,
-    objects: dict[str, ClusterObjects],
+    engine: EngineStack,
+    *,
+    stack: dict[str, Any],
+    jobs: dict[str, dict[str, Any]],
     settings: Settings,
     result: ScenarioResult,
 ) -> None:
@@ -165,19 +210,35 @@ def played(
     for member in rig.workers.values():
         assert member.dashboard is not None
         member.dashboard.timing = job_timing(run_times)
-    jobs = objects[MANAGER].jobs
     team = next(iter(jobs.values()), {}).get("metadata", {}).get("labels", {}).get(TEAM_LABEL)
-    ctx = MultiKueueContext(fleet, rig, jobs, run_times, worker_gpu_quota(settings, str(team)))
+    ups: dict[str, float] = {}
+
+    def up(submitted: Submitted, step: str) -> None:
+        config = fleet_config(stack, rig.servers(), submitted)
+        seconds = sample_while(fleet.sample, lambda: engine.up(config, step))
+        ups[step] = round(seconds, 1)
+        fleet.note(MANAGER, "pulumi", "up", f"{step} in {seconds:.1f}s")
+
+    ctx = MultiKueueContext(
+        fleet,
+        rig,
+        jobs,
+        run_times,
+        worker_gpu_quota(settings, str(team)),
+        stack.get("workloads") or {},
+        (stack.get("multikueue") or {}).get("regional") or {},
+        up,
+    )
     try:
+        probe(ctx)
         play(ctx)
     except NotApplicableError as why:
         result.applicable = False
         result.notes.append(f"not applicable to this stack: {why}")
-    except (KubeError, RigError) as error:  # the rig itself failed: destroy, then report it
+    except (KubeError, RigError) as error:  # the rig or an `up` failed: destroy, then report it
         ctx.expect("the scenario plays to its end", False, f"{type(error).__name__}: {error}")
-    t_destroy = time.monotonic()
-    left = destroy(rig, objects, namespaces)
-    ctx.seconds["destroy"] = round(time.monotonic() - t_destroy, 1)
+    left, seconds = destroy(rig, engine, namespaces)
+    ctx.seconds["destroy"] = round(seconds, 1)
     fleet.note(MANAGER, "rehearsal", "destroyed",
                f"{len(left)} left" if left else "nothing left behind on any cluster")  # fmt: skip
     gone = Verdict(DESTROY, not left, ("left behind: " + ", ".join(left)) if left else "")
@@ -189,5 +250,6 @@ def played(
     result.notes += [
         *ctx.notes,
         f"steps: {steps}",
+        "pulumi up: " + ", ".join(f"{k} {v:.1f}s" for k, v in ups.items()),
         f"rig processes' peak memory: {memory}, {sum(peaks.values())} MiB in all",
     ]

@@ -1,9 +1,13 @@
-"""The MultiKueue scenario: jobs submitted once, to the manager, and what Kueue does with them.
+"""The MultiKueue scenario: jobs submitted once, to the manager, by `pulumi up` (a `run` set on
+the workload), and what Kueue does with them.
 
-1. dispatch: a job that fills one worker's GPU quota goes to a worker with free GPUs, whose
-   Kueue admits it and whose KubeRay runs it; the manager's RayJob shows the worker's status.
-2. overflow: a second GPU job, too big for what that worker has left, goes to the other worker,
-   runs and succeeds there; the manager's copy reflects the result.
+1. dispatch: the very first `pulumi up`, on an empty fleet, creates every cluster's objects and a
+   job that fills one worker's GPU quota, in the graph's own order; the job goes to a worker with
+   free GPUs, whose Kueue admits it and whose KubeRay runs it; the manager's RayJob shows the
+   worker's status.
+2. overflow: a second `pulumi up` submits a second GPU job, too big for what that worker has
+   left (and leaves the first alone): it goes to the other worker, runs and succeeds there; the
+   manager's copy reflects it.
 3. worker lost: the first job's worker loses its API server mid-run; after MultiKueue's
    worker-lost timeout the manager requeues the job, dispatches it to the other worker, where
    it runs and succeeds.
@@ -19,15 +23,18 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from aksray.rehearse import objects as o
-from aksray.rehearse.multikueue.rig import MultiKueueRig, stale_copy, submit
+from aksray.rehearse.multikueue.rig import MultiKueueRig, stale_copy
+from aksray.rehearse.multikueue.stack import Submitted
 from aksray.rehearse.multikueue.watch import Fleet, by_workload, dispatched_to, job_status
 from aksray.rehearse.record import Verdict
 from aksray.rehearse.scenarios.sizing import NotApplicableError
+from manifests.ray_pods import WORKLOAD_LABEL
 
 LONG_RUN_S: Final = 3600.0
 SHORT_RUN_S: Final = 8.0
 STEP_TIMEOUT_S: Final = 180.0
 STALE_COPY_TIMEOUT_S: Final = 150.0
+RUN_ID: Final = "rehearse-1"
 
 
 def rayjob_gpus(job: Mapping[str, Any]) -> int:
@@ -60,12 +67,35 @@ class MultiKueueContext:
     jobs: dict[str, dict[str, Any]]  # the manager's RayJobs by workload
     run_times: MutableMapping[str, float]  # the stand-in dashboards' run time per workload
     worker_gpus: int  # a worker's GPU quota for the team
+    stack_workloads: Mapping[str, Any]  # the stack file's `workloads`
+    regional: Mapping[str, str]  # its `multikueue.regional`
+    up: Callable[[Submitted, str], None]  # `pulumi up` with what is submitted, a step name
+    submitted: Submitted = field(default_factory=Submitted)
     checks: list[Verdict] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def expect(self, name: str, held: bool, detail: str) -> None:
         self.checks.append(Verdict(f"scenario: {name}", held, "" if held else detail))
+
+    def set_run(
+        self,
+        workload: str,
+        run: str = RUN_ID,
+        changes: Mapping[str, Any] | None = None,
+        unpin: bool = False,
+    ) -> None:
+        """`pulumi config set --path workloads.<workload>.run <run>` (and its other keys
+        `changes`; `unpin`: out of `multikueue.regional`), for the next `pulumi up`."""
+        self.submitted.runs[workload] = run
+        self.submitted.changes.setdefault(workload, {}).update(changes or {})
+        if unpin:
+            self.submitted.unpinned.add(workload)
+
+    def submit(self, workload: str, step: str, run: str = RUN_ID) -> None:
+        """`set_run` and `pulumi up`."""
+        self.set_run(workload, run)
+        self.up(self.submitted, step)
 
     def timed(self, step: str, body: Callable[[], None]) -> None:
         t0 = time.monotonic()
@@ -99,12 +129,25 @@ def other(rig: MultiKueueRig, worker: str) -> str:
     return next(name for name in rig.workers if name != worker)
 
 
+def manager_job_uid(ctx: MultiKueueContext, workload: str) -> str:
+    """The uid of the manager's RayJob of `workload` ("" if there is none): a new uid is a new
+    job, i.e. a run started over."""
+    namespace = ctx.jobs[workload]["metadata"]["namespace"]
+    found = ctx.rig.manager.kube.items(
+        f"/apis/ray.io/v1/namespaces/{namespace}/rayjobs", f"{WORKLOAD_LABEL}={workload}"
+    )
+    return str(found[0]["metadata"]["uid"]) if found else ""
+
+
 def dispatch(ctx: MultiKueueContext, first: str) -> str:
     fleet = ctx.fleet
     ctx.run_times[first] = LONG_RUN_S
-    submit(ctx.rig.manager, ctx.jobs[first])
+    ctx.submit(first, "first")
     fleet.note(
-        fleet.manager, first, "submitted", f"to the manager ({rayjob_gpus(ctx.jobs[first])} GPUs)"
+        fleet.manager,
+        first,
+        "submitted",
+        f"to the manager by the first pulumi up ({rayjob_gpus(ctx.jobs[first])} GPUs)",
     )
     ran = fleet.wait_until(
         f"{first} to run in a worker",
@@ -139,10 +182,18 @@ def dispatch(ctx: MultiKueueContext, first: str) -> str:
     return worker
 
 
-def overflow(ctx: MultiKueueContext, second: str, full: str) -> None:
+def overflow(ctx: MultiKueueContext, first: str, second: str, full: str) -> None:
     fleet = ctx.fleet
     ctx.run_times[second] = SHORT_RUN_S
-    submit(ctx.rig.manager, ctx.jobs[second])
+    before = manager_job_uid(ctx, first)
+    ctx.submit(second, "second")
+    after = manager_job_uid(ctx, first)
+    ctx.expect(
+        f"the pulumi up that submits {second} leaves the running {first} alone",
+        bool(before) and before == after,
+        f"the manager's RayJob of {first} was {before or 'absent'} and is {after or 'gone'}: "
+        "the up replaced it (its run started over)",
+    )
     fleet.note(
         fleet.manager,
         second,
@@ -212,20 +263,6 @@ def worker_back(ctx: MultiKueueContext, first: str, lost: str) -> None:
         f"{lost} still holds {stale_copy(member, job['namespace'], job['name'])} "
         f"{STALE_COPY_TIMEOUT_S:.0f}s after it came back",
     )
-
-
-def play(ctx: MultiKueueContext) -> None:
-    first, second = pick_jobs(ctx.jobs, ctx.worker_gpus)
-    worker = ""
-
-    def step_a() -> None:
-        nonlocal worker
-        worker = dispatch(ctx, first)
-
-    ctx.timed("dispatch", step_a)
-    ctx.timed("overflow", lambda: overflow(ctx, second, worker))
-    ctx.timed("worker lost", lambda: worker_lost(ctx, first, worker))
-    ctx.timed("worker back", lambda: worker_back(ctx, first, worker))
 
 
 def _finished(ctx: MultiKueueContext, job: str) -> bool:

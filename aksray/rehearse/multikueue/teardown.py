@@ -1,17 +1,34 @@
-"""Destroy on a MultiKueue rig, in the order `pulumi destroy` would: the jobs on the manager
-first (MultiKueue then deletes their copies in the workers), then each cluster's objects in the
-reverse of their creation; and what is left behind anywhere after."""
+"""Destroy on a MultiKueue rig: `pulumi destroy` of the whole stack (every cluster's objects, in
+the reverse of the graph's order), then what is left behind anywhere: the stack's objects and
+the Ray objects and Kueue Workloads MultiKueue made in the workers."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Callable
+from functools import partial
 
-from aksray.rehearse.multikueue.objects import ClusterObjects, deletion_order, object_label
-from aksray.rehearse.multikueue.rig import MANAGER, Member, MultiKueueRig, object_path
+from aksray.rehearse.multikueue.rig import Member, MultiKueueRig
+from aksray.rehearse.rig.engine import EngineStack
 from aksray.rehearse.rig.footprint import leftovers
+from aksray.rehearse.rig.processes import RigError
 
-RAY_LEFT = ("rayjobs", "rayclusters")
+RAY_LEFT = ("rayjobs", "rayservices", "rayclusters")
+LEFT_TIMEOUT_S = 90.0
+# What the stack creates for MultiKueue on any cluster carries this label (manifests/multikueue.py).
+PART_OF = "app.kubernetes.io/part-of=multikueue"
+MULTIKUEUE_KINDS = (
+    "/apis/kueue.x-k8s.io/v1beta2/multikueueclusters",
+    "/apis/kueue.x-k8s.io/v1beta2/multikueueconfigs",
+    "/apis/kueue.x-k8s.io/v1beta2/admissionchecks",
+    "/api/v1/secrets",
+    "/api/v1/serviceaccounts",
+    "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+    "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+    "/apis/rbac.authorization.k8s.io/v1/rolebindings",
+    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicies",
+    "/apis/admissionregistration.k8s.io/v1/validatingadmissionpolicybindings",
+)
 
 
 def ray_left(member: Member, namespaces: tuple[str, ...]) -> list[str]:
@@ -30,46 +47,39 @@ def ray_left(member: Member, namespaces: tuple[str, ...]) -> list[str]:
     return left
 
 
-def wait_for(check: Any, timeout: float) -> list[str]:
+def multikueue_left(member: Member) -> list[str]:
+    """The stack's MultiKueue objects still on a cluster (by their label)."""
+    left = []
+    for path in MULTIKUEUE_KINDS:
+        for found in member.kube.items(path, PART_OF):
+            meta = found["metadata"]
+            where = f"{meta['namespace']}/" if meta.get("namespace") else ""
+            left.append(f"{path.rsplit('/', 1)[1]} {where}{meta['name']}")
+    return left
+
+
+def wait_for(check: Callable[[], list[str]], timeout: float) -> list[str]:
     """Poll `check` (what is left) until it is empty or the time is up; what is left."""
     deadline = time.monotonic() + timeout
     while True:
-        left: list[str] = check()
+        left = check()
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(1)
 
 
-def objects_left(member: Member, objects: tuple[dict[str, Any], ...]) -> list[str]:
-    return [
-        object_label(obj)
-        for obj in objects
-        if (path := object_path(member.discovery, obj)) and member.kube.get_or_none(path)
-    ]
-
-
 def destroy(
-    rig: MultiKueueRig, objects: dict[str, ClusterObjects], namespaces: tuple[str, ...]
-) -> list[str]:
-    """Delete what the rehearsal created, everywhere; `<cluster>: <what>` for each thing left."""
-    manager = rig.manager
-    for job in objects[MANAGER].jobs.values():
-        manager.kube.delete(object_path(manager.discovery, job) or "")
-    left = [f"{MANAGER}: {x}" for x in wait_for(lambda: ray_left(manager, namespaces), 90)]
-    for name, member in rig.workers.items():
-        left += [f"{name}: {x}" for x in wait_for(lambda m=member: ray_left(m, namespaces), 90)]
+    rig: MultiKueueRig, engine: EngineStack, namespaces: tuple[str, ...]
+) -> tuple[list[str], float]:
+    """`pulumi destroy`, then `<cluster>: <what>` for each thing left; and its seconds."""
+    try:
+        seconds = engine.destroy()
+        left = [f"pulumi: {urn}" for urn in engine.resources_left()]
+    except RigError as failed:
+        seconds, left = 0.0, [f"pulumi destroy failed: {failed}"]
     for member in rig.members:
-        for obj in deletion_order(objects[member.name].platform):
-            path = object_path(member.discovery, obj)
-            if path is not None:
-                member.kube.delete(path)
-    for member in rig.members:
-        created = objects[member.name].platform
-        left += [
-            f"{member.name}: {x}"
-            for x in sorted(
-                set(leftovers(member.kube, namespaces))
-                | set(wait_for(lambda m=member, c=created: objects_left(m, c), 60))
-            )
-        ]
-    return left
+        gone = wait_for(partial(ray_left, member, namespaces), LEFT_TIMEOUT_S)
+        left += [f"{member.name}: {x}" for x in gone]
+        left += [f"{member.name}: {x}" for x in leftovers(member.kube, namespaces)]
+        left += [f"{member.name}: {x}" for x in multikueue_left(member)]
+    return left, seconds

@@ -73,7 +73,10 @@ def test_a_gang_no_worker_can_admit_is_an_error_naming_each_worker(tmp_path: Pat
     document["config"][P + "workloads"]["qwen-lora"]["workers"] = 6  # 6 GPUs > 4 in each
     run = cli("plan", "--config", write_stack(tmp_path, document))
     assert run.code == 1, run.output
-    refused = [line for line in run.error_lines if line.startswith("error: workloads.qwen-lora: ")]
+    # At the workload's key each worker refuses it for, as a one-cluster plan reports it.
+    refused = [
+        line for line in run.error_lines if line.startswith("error: workloads.qwen-lora.workers: ")
+    ]
     assert len(refused) == 1, run.error_lines
     assert "no worker can ever admit it" in refused[0]
     assert "weu: " in refused[0] and "sce: " in refused[0]
@@ -186,7 +189,19 @@ def test_the_plan_has_a_summary_with_the_whole_stack_s_critical_path() -> None:
         "clusters", "quotas", "workloads", "federatedCredentials", "criticalPath"
     }  # fmt: skip
     path = summary["criticalPath"]
-    assert path["resources"][:2] == ["aksray-weu-cluster-rg", "aksray-weu-cluster-aks"]
-    assert path["estimatedSeconds"] == sum(s["seconds"] for s in path["steps"])
+    # The manager's chain: its cluster and Kueue, a worker's kubeconfig, then MultiKueue's
+    # objects in their order, the team's ClusterQueue after its AdmissionCheck, the LocalQueue last.
+    assert path["resources"][:2] == ["aksray-cluster-rg", "aksray-cluster-aks"]
+    assert path["resources"][-6:] == [
+        "aksray-multikueue-weu-kubeconfig",
+        "aksray-multikueue-multikueuecluster-weu",
+        "aksray-multikueue-multikueueconfig-multikueue-team-a",
+        "aksray-multikueue-admissioncheck-multikueue-team-a",
+        "aksray-queues-cq-team-a",
+        "aksray-queues-lq-team-a",
+    ]
+    # The LocalQueue's wait for dispatch is awaited (at most 600 s), apart from the estimate.
+    assert path["estimatedSeconds"] == sum(s["seconds"] for s in path["steps"] if not s["bound"])
+    assert path["awaitedAtMostSeconds"] == 600
     text = cli("plan", "--stack", "multiregion").stdout
     assert f"Deploy critical path ({len(path['resources'])} resources, about " in text

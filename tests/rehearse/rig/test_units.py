@@ -410,7 +410,7 @@ def test_the_rig_keeps_sampling_while_pulumi_up_waits() -> None:
         clock.sleep(0.45)
         return 12.5
 
-    assert sample_while(observer, up, interval=0.1) == 12.5  # type: ignore[arg-type]
+    assert sample_while(observer.sample, up, interval=0.1) == 12.5
     assert observer.samples >= 3
 
 
