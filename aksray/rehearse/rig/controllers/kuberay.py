@@ -26,6 +26,10 @@ BUILD: Final = GoBuild(
     pin="KUBERAY_VERSION",
     commands={"ray-operator": ""},
     shipped_pin="KUBERAY_SHIPPED_VERSION",
+    previous_pin="KUBERAY_PREVIOUS_VERSION",
+    # The previous version has no reference copy: its CRDs come from its module download, where
+    # the chart's crds/ come from (byte-identical at v1.6.2: reference/SOURCES.md).
+    previous_data={"kuberay/crds": "config/crd/bases/*.yaml"},
 )
 
 

@@ -41,6 +41,7 @@ BUILD: Final = GoBuild(
         "kueue/crds": "config/components/crd/bases/*.yaml",
         "kueue/webhooks.yaml": "config/components/webhook/manifests.yaml",
     },
+    previous_pin="KUEUE_PREVIOUS_VERSION",
 )
 KUEUE_NAMESPACE: Final = "kueue-system"
 MUTATING_NAME: Final = "kueue-mutating-webhook-configuration"
