@@ -103,3 +103,15 @@ class Launch:
     # per controller name, what the stack configures it with; a controller whose entry is
     # None does not run (KAI with --scheduler kube-scheduler)
     options: Mapping[str, Any]
+    # per controller name, the version it runs at when not the rig's own (its previous build)
+    versions: Mapping[str, str] = field(default_factory=dict)
+
+    def binary_of(self, controller: str, name: str) -> Path:
+        """bin/ file of `controller`'s binary `name`, at the version it runs at here."""
+        version = self.versions.get(controller)
+        return self.binary(versioned_binary(name, version) if version else name)
+
+    def data_of(self, controller: str, target: str) -> Path:
+        """data/ path of `controller`'s data file `target`, at the version it runs at here."""
+        version = self.versions.get(controller)
+        return self.data / (versioned_data(target, version) if version else target)

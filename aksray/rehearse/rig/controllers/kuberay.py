@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Final
 
 from aksray.reference import HOW_TO_GET, crds_dir, locate
-from aksray.rehearse.rig.controller import GoBuild, Launch
+from aksray.rehearse.rig.controller import GoBuild, Launch, versioned_data
 from aksray.rehearse.rig.controlplane import CLUSTER_DOMAIN, free_port, http_ok
 from aksray.rehearse.rig.processes import RigError, Supervisor
 
@@ -33,8 +33,11 @@ BUILD: Final = GoBuild(
 )
 
 
-def crds(_data: Path) -> list[Path]:
-    """KubeRay's CRDs at the version the platform ships, from the upstream reference data."""
+def crds(data: Path, version: str | None = None) -> list[Path]:
+    """KubeRay's CRDs at the version the platform ships, from the upstream reference data; at
+    `version` (its previous build), from that version's module download."""
+    if version:
+        return sorted((data / versioned_data("kuberay/crds", version)).glob("*.yaml"))
     base = locate()
     files = sorted(crds_dir(base, "kuberay").glob("*.yaml")) if base else []
     if not files:
@@ -45,7 +48,8 @@ def crds(_data: Path) -> list[Path]:
 def start(launch: Launch) -> list[str]:
     """The operator, with the batch scheduler `options["kuberay-operator"]` names (None: none)."""
     start_kuberay(
-        launch.supervisor, launch.binary("ray-operator"), launch.kubeconfig, launch.kuberay_etc,
+        launch.supervisor, launch.binary_of(NAME, "ray-operator"), launch.kubeconfig,
+        launch.kuberay_etc,
         launch.options.get(NAME),
     )  # fmt: skip
     return []
