@@ -128,7 +128,7 @@ golden: install
 	$(BIN)/python -m tests.support.golden
 
 bench: install
-	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev --preview --write-readme
+	$(BIN)/python scripts/bench_plan.py --stack prod --stack dev --preview --since --write-readme
 
 # Tier T4: the real Pulumi engine, built from source into ~/.cache/aksray/engine (cold: 17-54 min on
 # 2 cores, plus about 8 GB of Go caches outside the repository; then cached), runs the local stack: up, provider YAML == aksray render, no-op second up, destroy.

@@ -153,8 +153,10 @@ class Measurement:
     errors: str
 
 
-def plan_command(stack_file: Path) -> list[str]:
-    return [sys.executable, "-m", "aksray.cli.main", "plan", "--config", str(stack_file)]
+def plan_command(stack_file: Path, since: Path | None = None) -> list[str]:
+    """`aksray plan` of a stack file, with `--since OLD` when given."""
+    command = [sys.executable, "-m", "aksray.cli.main", "plan", "--config", str(stack_file)]
+    return [*command, "--since", str(since)] if since is not None else command
 
 
 def _runs_for(teams: int, runs: int) -> int:
@@ -258,6 +260,16 @@ def _ratios(rows: list[dict[str, Any]]) -> list[str]:
             f"100 teams take {hundred['median_s'] / ten['median_s']:.1f}x the 10-team time "
             f"({hundred['cpu_s'] / ten['cpu_s']:.1f}x its CPU time)."
         )
+    for row in rows:
+        if SINCE_SUFFIX not in row["stack"]:
+            continue
+        alone = by_name.get(row["stack"].split(SINCE_SUFFIX)[0])
+        if alone:
+            lines.append(
+                f"`plan --since` on {row['stack'].split(SINCE_SUFFIX)[0]} takes "
+                f"{row['median_s'] / alone['median_s']:.2f}x one plan of the larger stack "
+                f"({row['cpu_s'] / alone['cpu_s']:.2f}x its CPU time; target: at most 1.5x)."
+            )
     thousand = by_name.get("1000 teams")
     if thousand:
         lines.append(
@@ -267,6 +279,7 @@ def _ratios(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+SINCE_SUFFIX = " --since "  # a row's label: `<the larger stack> --since <the old one>`
 README_START = "<!-- make bench writes this block -->"
 README_END = "<!-- end of the block make bench writes -->"
 
@@ -323,6 +336,11 @@ def main(argv: list[str] | None = None) -> int:
         help="time `pulumi preview --stack local` beside `aksray plan --stack local` (needs the "
         "engine tier's toolchain; skipped with a note where it is not built)",
     )  # fmt: skip
+    parser.add_argument(
+        "--since", action="store_true",
+        help="also time `aksray plan --since` of each stack named (against itself) and of the "
+        "generated stacks of 10 and 100 teams (against one team fewer)",
+    )  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument(
         "--packing-only", action="store_true", help="print only the GPU packing and exit"
@@ -347,6 +365,10 @@ def main(argv: list[str] | None = None) -> int:
             path = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
             rows.append(bench(stack, plan_command(path), args.runs, warm_up=not rows))
             print(_row(rows[-1]), file=sys.stderr)
+            if args.since and stack in args.stack:
+                label = f"{stack}{SINCE_SUFFIX}{stack}"
+                rows.append(bench(label, plan_command(path, since=path), args.runs))
+                print(_row(rows[-1]), file=sys.stderr)
         if args.preview:
             row = preview_row(args.runs)
             if row is None:
@@ -360,6 +382,12 @@ def main(argv: list[str] | None = None) -> int:
             runs = _runs_for(teams, args.runs)
             rows.append(bench(f"{teams} teams", plan_command(path), runs, warm_up=not rows))
             print(_row(rows[-1]), file=sys.stderr)
+            if args.since and teams in (10, 100):
+                old = Path(tmp) / f"Pulumi.bench{teams - 1}.yaml"
+                old.write_text(yaml.safe_dump(generate_stack(teams - 1), sort_keys=False))
+                label = f"{teams} teams{SINCE_SUFFIX}{teams - 1} teams"
+                rows.append(bench(label, plan_command(path, since=old), runs))
+                print(_row(rows[-1]), file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

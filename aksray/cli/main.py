@@ -39,6 +39,7 @@ _MEMORY_RESERVE: Final = 4 * 1024 * 1024
 
 if TYPE_CHECKING:
     from aksray.offline.runner import RunResult
+    from aksray.plan.change.model import ChangePlan
     from aksray.plan.checks.findings import Findings
 
 
@@ -126,27 +127,50 @@ def _run(args: argparse.Namespace) -> int:
 
         return rehearse(args, config_file, stack)
     checked = preflight(config_file, stack)
-    if checked.problems:
-        result = RunResult(stack=checked.stack, config_file=config_file, problems=checked.problems)
-    else:
-        result = run_program(config_file, stack=checked.stack, config=checked.config)
-    if result.problems:
-        problems = problem_lines(result.problems)
-        if args.command == "plan" and args.format == "markdown":
-            from aksray.plan.report.markdown import invalid_markdown
+    with contextlib.ExitStack() as old:
+        since = None
+        if args.command == "plan" and args.since is not None and not checked.problems:
+            from aksray.cli.since import OldRun, SinceError
 
-            where = _full_plan_reference(args)
-            if args.full_plan is not None and not _write_full_plan(
-                args.full_plan, invalid_markdown(result.stack, problems, budget=None, where=where)
-            ):
+            try:  # started first: on Linux it runs beside the new stack's run
+                since = old.enter_context(OldRun(args.since, checked.stack))
+            except SinceError as exc:
+                _print_errors(exc.lines, sys.stderr)
                 return EXIT_PROBLEMS
-            print(invalid_markdown(result.stack, problems, where=where), end="")
-        _print_errors(problems, sys.stderr)
-        return EXIT_PROBLEMS
+        if checked.problems:
+            result = RunResult(
+                stack=checked.stack, config_file=config_file, problems=checked.problems
+            )
+        else:
+            result = run_program(config_file, stack=checked.stack, config=checked.config)
+        if result.problems:
+            return _invalid(result, args)
+        if args.command == "render":
+            return _render(result, args.out)
+        change = None
+        if since is not None:
+            try:
+                change = since.change(result)
+            except SinceError as exc:
+                _print_errors(exc.lines, sys.stderr)
+                return EXIT_PROBLEMS
+        return _plan(result, args, change)
 
-    if args.command == "render":
-        return _render(result, args.out)
-    return _plan(result, args)
+
+def _invalid(result: RunResult, args: argparse.Namespace) -> int:
+    """A stack that does not validate: its errors (and, as a comment, why there is no plan)."""
+    problems = problem_lines(result.problems)
+    if args.command == "plan" and args.format == "markdown":
+        from aksray.plan.report.markdown import invalid_markdown
+
+        where = _full_plan_reference(args)
+        if args.full_plan is not None and not _write_full_plan(
+            args.full_plan, invalid_markdown(result.stack, problems, budget=None, where=where)
+        ):
+            return EXIT_PROBLEMS
+        print(invalid_markdown(result.stack, problems, where=where), end="")
+    _print_errors(problems, sys.stderr)
+    return EXIT_PROBLEMS
 
 
 def _render(result: RunResult, out: Path) -> int:
@@ -202,7 +226,7 @@ def _write_full_plan(path: Path, text: str) -> bool:
     return True
 
 
-def _plan(result: RunResult, args: argparse.Namespace) -> int:
+def _plan(result: RunResult, args: argparse.Namespace, change: ChangePlan | None) -> int:
     if result.settings is not None and result.settings.multikueue is not None:
         from aksray.cli.multikueue import plan_multikueue
 
@@ -211,7 +235,9 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
             result,
             args.format,
             write_full_plan=None if full_plan is None else lambda t: _write_full_plan(full_plan, t),
+            change=change,
         )
+    from aksray.cli.since import change_comment, change_diagnostics, print_change, with_change
     from aksray.plan.checks.run import run_checks
     from aksray.plan.model.graph import critical_path
     from aksray.plan.model.plan import plan
@@ -222,22 +248,18 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
     data = summary(planned, critical_path(result))
     output = args.format
     if output == "json":
-        print(
-            json.dumps(
-                {
-                    "stack": result.stack,
-                    "resources": [r.to_json() for r in result.resources],
-                    "outputs": result.outputs,
-                    "warnings": result.warnings,
-                    "summary": data,
-                    "checks": findings.to_json(),
-                },
-                indent=2,
-                sort_keys=True,
-            )
-        )
+        document = {
+            "stack": result.stack,
+            "resources": [r.to_json() for r in result.resources],
+            "outputs": result.outputs,
+            "warnings": result.warnings,
+            "summary": data,
+            "checks": findings.to_json(),
+        }
+        print(json.dumps(with_change(document, change), indent=2, sort_keys=True))
     elif output == "markdown":
         from aksray.plan.model.cost import monthly_cost
+        from aksray.plan.report.folding import COMMENT_BUDGET
         from aksray.plan.report.markdown import plan_markdown
 
         where = _full_plan_reference(args)
@@ -248,12 +270,15 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
             "notes": result.warnings,
             "cost": monthly_cost(planned.settings),
         }
-        if args.full_plan is not None and not _write_full_plan(
-            args.full_plan, plan_markdown(result.stack, **facts, budget=None, where=where)
-        ):
-            return EXIT_PROBLEMS
-        print(plan_markdown(result.stack, **facts, where=where), end="")
+        first, budget = change_comment(change, budget=COMMENT_BUDGET, where=where)
+        if args.full_plan is not None:
+            whole = change_comment(change, budget=None, where=where)[0]
+            whole += plan_markdown(result.stack, **facts, budget=None, where=where)
+            if not _write_full_plan(args.full_plan, whole):
+                return EXIT_PROBLEMS
+        print(first + plan_markdown(result.stack, **facts, budget=budget, where=where), end="")
     else:
+        print_change(change)
         _print_text(result, data, findings)
     # Diagnostics go to stderr in every format: one line each, warnings first.
     for warning in result.warnings:
@@ -261,7 +286,8 @@ def _plan(result: RunResult, args: argparse.Namespace) -> int:
     for line in problem_lines(findings.warnings):
         print(f"warning: {line}", file=sys.stderr)
     _print_errors(problem_lines(findings.errors), sys.stderr)
-    return EXIT_PROBLEMS if findings.errors else EXIT_OK
+    halfway = change_diagnostics(change)
+    return EXIT_PROBLEMS if findings.errors or halfway else EXIT_OK
 
 
 def _print_text(result: RunResult, data: dict[str, object], findings: Findings) -> None:

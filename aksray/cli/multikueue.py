@@ -8,21 +8,28 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from aksray.cli.since import change_diagnostics, with_change
 from aksray.cli.usage import EXIT_OK, EXIT_PROBLEMS
 from aksray.offline.runner import RunResult
 from aksray.offline.tree import resource_tree
+from aksray.plan.change.model import ChangePlan
 from aksray.plan.checks.findings import Findings
 from aksray.plan.checks.multikueue import run_multikueue_checks
 from aksray.plan.model.multikueue import worker_plans
+from aksray.plan.report.change import change_lines
 from aksray.plan.report.multikueue import multikueue_lines, multikueue_summary
 from settings.errors import problem_lines
 
 
 def plan_multikueue(
-    result: RunResult, output: str, *, write_full_plan: Callable[[str], bool] | None = None
+    result: RunResult,
+    output: str,
+    *,
+    write_full_plan: Callable[[str], bool] | None = None,
+    change: ChangePlan | None = None,
 ) -> int:
     """`write_full_plan`: with `--full-plan FILE`, writes the whole plan there (False when it
-    could not)."""
+    could not). `change`: with --since, shown first."""
     settings = result.settings
     workers = worker_plans(result)
     findings = run_multikueue_checks(settings, workers)
@@ -36,9 +43,10 @@ def plan_multikueue(
             "multikueue": data,
             "checks": findings.to_json(),
         }
-        print(json.dumps(document, indent=2, sort_keys=True))
+        print(json.dumps(with_change(document, change), indent=2, sort_keys=True))
     else:
-        text = "\n".join(_text_report(result, data, findings)) + "\n"
+        lines = [*change_lines(change), ""] if change is not None else []
+        text = "\n".join(lines + _text_report(result, data, findings)) + "\n"
         if output == "markdown":
             # Markdown is not laid out for several clusters yet: the text report, kept as
             # written, is the comment and the whole plan.
@@ -52,7 +60,8 @@ def plan_multikueue(
         print(f"warning: {line}", file=sys.stderr)
     for line in problem_lines(findings.errors):
         print(f"error: {line}", file=sys.stderr)
-    return EXIT_PROBLEMS if findings.errors else EXIT_OK
+    halfway = change_diagnostics(change)
+    return EXIT_PROBLEMS if findings.errors or halfway else EXIT_OK
 
 
 def _text_report(result: RunResult, data: dict[str, Any], findings: Findings) -> list[str]:

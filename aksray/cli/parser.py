@@ -64,6 +64,14 @@ def _add_plan(commands: Any) -> None:
         "--json", dest="format", action="store_const", const="json", help="--format json"
     )
     plan.add_argument(
+        "--since",
+        metavar="OLD",
+        help="also show the change from the stack as deployed: OLD is its stack file, or "
+        "REF:PATH read from git (e.g. origin/main:stacks/Pulumi.prod.yaml); each resource "
+        "created, updated, replaced (and what forces it) or deleted, then what that does to a "
+        "running platform. Exit 1 when `pulumi up` would fail or stop halfway",
+    )
+    plan.add_argument(
         "--full-plan",
         metavar="FILE",
         type=Path,

@@ -34,7 +34,9 @@ EXIT_MEANINGS: Final[dict[str, dict[int, str]]] = {
     "plan": {
         EXIT_OK: "the configuration is valid and no check failed (warnings do not fail)",
         EXIT_PROBLEMS: "a configuration error or a failed check (one `error: <path>: ...` line "
-        "each), or --full-plan FILE cannot be written",
+        "each), with --since a change `pulumi up` would fail or stop halfway through (one "
+        "`error: change: ...` line each) or an OLD that cannot be read, or --full-plan FILE "
+        "cannot be written",
     },
     "render": {
         EXIT_OK: "every file was written",
@@ -54,6 +56,7 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
         "aksray plan --stack dev",
         "aksray plan --config path/to/Pulumi.staging.yaml --json",
         "aksray plan --stack prod --format markdown --full-plan full.md > plan.md  # a PR comment",
+        "aksray plan --stack prod --since origin/main:stacks/Pulumi.prod.yaml  # the change",
     ),
     "render": ("aksray render --stack dev --out out/dev",),
     "rehearse": (

@@ -29,6 +29,7 @@ from pulumi.runtime.stack import run_pulumi_func
 
 from aksray.offline import sdk_private
 from aksray.offline.mocks import PlatformMocks, placeholder
+from aksray.offline.recorded import AliasSpec, RecordedResource, aliases_of
 from aksray.stackfile.reader import (
     SECRET_STAND_IN,
     StackConfig,
@@ -40,50 +41,29 @@ from catalog.project import PROJECT
 from settings.errors import Problem, SettingsError
 from settings.model import Settings
 
+# What a run records (aksray/offline/recorded.py) is read through this module too.
+__all__ = [
+    "PROGRAM",
+    "PROJECT_FILE",
+    "PROJECT_ROOT",
+    "STACKS_DIR",
+    "UNKNOWN_VALUE",
+    "AliasSpec",
+    "RecordedResource",
+    "RecordingMonitor",
+    "RunResult",
+    "run_program",
+    "sanitize",
+    "stack_file",
+    "stack_name_for",
+]
+
 PROJECT_ROOT: Final = Path(__file__).resolve().parents[2]
 PROGRAM: Final = PROJECT_ROOT / "__main__.py"
 PROJECT_FILE: Final = PROJECT_ROOT / "Pulumi.yaml"
 STACKS_DIR: Final = PROJECT_ROOT / "stacks"
 
 UNKNOWN_VALUE: Final = placeholder("computed by the engine")
-
-
-@dataclass(frozen=True)
-class RecordedResource:
-    urn: str
-    type: str
-    name: str
-    custom: bool
-    parent: str | None
-    inputs: dict[str, Any]  # secrets as "[secret]", unknowns as placeholders
-    depends_on: tuple[str, ...]  # URNs the engine orders this resource after
-    property_dependencies: dict[str, tuple[str, ...]]
-    provider: str | None  # provider reference `urn::id`, custom resources only
-    protect: bool
-    retain_on_delete: bool
-    delete_before_replace: bool
-    ignore_changes: tuple[str, ...]
-    replace_on_changes: tuple[str, ...]
-    remote: bool
-
-    @property
-    def provider_urn(self) -> str | None:
-        # A provider reference is `<urn>::<id>`; URNs contain `::` themselves.
-        return self.provider.rsplit("::", 1)[0] if self.provider else None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "urn": self.urn,
-            "type": self.type,
-            "name": self.name,
-            "custom": self.custom,
-            "parent": self.parent,
-            "provider": self.provider_urn,
-            "protect": self.protect,
-            "retainOnDelete": self.retain_on_delete,
-            "inputs": self.inputs,
-            "dependsOn": list(self.depends_on),
-        }
 
 
 @dataclass
@@ -218,6 +198,9 @@ class RecordingMonitor(pulumi_mocks.MockMonitor):
                 ignore_changes=tuple(request.ignoreChanges),
                 replace_on_changes=tuple(request.replaceOnChanges),
                 remote=bool(request.remote),
+                delete_before_replace_defined=bool(request.deleteBeforeReplaceDefined),
+                aliases=aliases_of(request),
+                delete_timeout=request.customTimeouts.delete or None,
             )
         )
         return response

@@ -22,7 +22,7 @@ from aksray.offline.runner import (
     stack_file,
 )
 from aksray.stackfile.reader import StackFileError, load_stack_config
-from tests.support.harness import STACKS, one, planned, stack_document, write_stack
+from tests.support.harness import RUNNING, STACKS, one, planned, stack_document, write_stack
 
 
 def test_records_type_name_parent_inputs_and_provider() -> None:
@@ -176,3 +176,16 @@ def test_out_of_memory_the_pending_tasks_are_not_each_logged(
             assert [record.getMessage() for record in caplog.records] == ["other"]
     finally:
         loop.close()
+
+
+def test_records_the_options_the_change_model_reads() -> None:
+    result = planned("dev" + RUNNING)
+    job = one(result, "kubernetes:ray.io/v1:RayJob", "aksray-workloads-model-stage")
+    assert (job.delete_before_replace, job.delete_before_replace_defined) == (True, True)
+    assert job.replace_on_changes == ("spec",)
+    namespace = one(result, "kubernetes:core/v1:Namespace", "aksray-teams-team-a")
+    assert not namespace.delete_before_replace_defined  # the provider decides
+    pool = one(result, "azure-native:containerservice:AgentPool", "aksray-cluster-pool-a100")
+    # azure-native's classes alias every earlier API version's type token.
+    assert "azure-native:containerservice/v20230101:AgentPool" in {a.type for a in pool.aliases}
+    assert all(a.name is None and a.parent is None for a in pool.aliases)

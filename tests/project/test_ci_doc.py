@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from aksray.offline.runner import PROJECT_ROOT
@@ -41,6 +42,10 @@ def test_the_pipeline_plans_every_pull_request_then_previews() -> None:
     # The whole plan goes to a file the job keeps; the comment links to the run that keeps it.
     assert '--full-plan "$RUNNER_TEMP/plan-full-$STACK.md"' in step["run"]
     assert '--full-plan-link "$RUN_URL"' in step["run"]
+    # The change since the base branch's stack file comes first; that needs its history.
+    assert step["env"]["BASE"] == "origin/${{ github.base_ref }}"
+    assert '--since "$BASE:stacks/Pulumi.$STACK.yaml"' in step["run"]
+    assert plan["steps"][0]["with"] == {"fetch-depth": 0}
     assert step["env"]["RUN_URL"] == (
         "${{ github.server_url }}/${{ github.repository }}/actions/runs/${{ github.run_id }}"
     )
@@ -84,6 +89,38 @@ def test_the_plan_step_works_as_written(tmp_path: Path) -> None:
     # dev's comment leaves nothing out: the whole plan is the comment, and it links to nothing.
     assert (tmp_path / "plan-full-dev.md").read_text() == GOLDEN.read_text()
     assert "Shortened" not in GOLDEN.read_text()
+
+
+def test_the_plan_step_shows_the_change_since_the_base(tmp_path: Path) -> None:
+    """With the base's stack file in git (HEAD standing in for origin/main here), the comment
+    opens with the change, then the plan as before."""
+    if (
+        subprocess.run(
+            ["git", "cat-file", "-e", "HEAD:stacks/Pulumi.dev.yaml"],
+            cwd=PROJECT_ROOT,
+            check=False,
+            capture_output=True,
+        ).returncode
+        != 0
+    ):
+        pytest.skip("not a git checkout with the dev stack committed")
+    script = _step(_workflow()["jobs"]["plan"], "Plan")["run"]
+    outputs = tmp_path / "github-output"
+    env = {
+        **os.environ,
+        "STACK": "dev",
+        "BASE": "HEAD",
+        "RUN_URL": "https://github.com/owner/repo/actions/runs/1",
+        "RUNNER_TEMP": str(tmp_path),
+        "GITHUB_OUTPUT": str(outputs),
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=PROJECT_ROOT, env=env, check=False, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    comment = (tmp_path / "plan.md").read_text()
+    assert comment.startswith("## aksray plan: the change from `HEAD:stacks/Pulumi.dev.yaml`\n")
+    assert comment.endswith(GOLDEN.read_text())
 
 
 def test_the_rendered_comment_is_what_the_plan_prints() -> None:

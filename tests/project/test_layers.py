@@ -187,6 +187,7 @@ AKSRAY_ROOMS: Final = (
     ("stackfile", ("stackfile/",)),
     ("offline", ("offline/",)),
     ("plan.model", ("plan/__init__.py", "plan/model/")),
+    ("plan.change", ("plan/change/",)),
     ("plan.checks", ("plan/checks/",)),
     ("plan.report", ("plan/report/",)),
     ("live", ("live/",)),
