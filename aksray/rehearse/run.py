@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +25,7 @@ from aksray.rehearse.rig.controllers.kueue import pods_ready_note
 from aksray.rehearse.rig.controlplane import (
     CLUSTER_DOMAIN,
     KUBECONFIG_CONTEXT,
+    ControlPlane,
     remove_run_data,
     rig_run_dir,
 )
@@ -188,6 +189,7 @@ class Target:
     dashboard: DashboardState | None = None
     supervisor: Supervisor | None = None
     notes: list[str] = field(default_factory=list)
+    plane: ControlPlane | None = None  # the rig's control plane (None on the user's cluster)
 
 
 @contextlib.contextmanager
@@ -197,10 +199,13 @@ def target(
     settings: Settings,
     scheduler: str = KAI,
     progress: Progress = quiet,
+    *,
+    versions: Mapping[str, str] | None = None,
 ) -> Iterator[Target]:
     """The cluster to rehearse on: the user's (`kubeconfig`), or a rig whose Kueue runs the
     configuration the stack's Kueue release would get and whose KAI runs what the stack's KAI
-    runs (`scheduler` KUBE_SCHEDULER: no KAI, kube-scheduler binds the Ray pods)."""
+    runs (`scheduler` KUBE_SCHEDULER: no KAI, kube-scheduler binds the Ray pods); `versions`:
+    controllers the rig starts at their previous build (an upgrade rehearsal)."""
     if kubeconfig is not None:
         config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
         kube = Kube(credentials_from_kubeconfig(kubeconfig))
@@ -221,7 +226,7 @@ def target(
     kueue_config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
     kai = KaiSetup.of(settings) if scheduler == KAI else None
     progress(f"starting the rig (etcd, kube-apiserver, controllers, Kueue, {scheduler}, KubeRay)")
-    plane = start_rig(tools, run_dir, kueue_config, kai)
+    plane = start_rig(tools, run_dir, kueue_config, kai, versions)
     progress(f"rig up in {plane.timings.get('total', 0):.1f}s")
     state = DashboardState()
     dashboard = StandInDashboard(plane.dashboard_address, plane.node_address, state)
@@ -235,11 +240,12 @@ def target(
             plane.kube,
             plane.kubeconfig,
             KUBECONFIG_CONTEXT,
-            controller_versions(tools, scheduler),
+            controller_versions(tools, scheduler, versions),
             HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN),
             state,
             plane.supervisor,
             notes,
+            plane,
         )
     finally:
         dashboard.close()
@@ -265,13 +271,15 @@ class Rehearsal:
     def namespaces(self) -> tuple[str, ...]:
         return tuple(sorted({t.namespace for t in self.settings.scheduling.teams}))
 
-    def observer(self) -> Observer:
-        observer = Observer(self.target.kube, self.namespaces)
+    def observer(self, namespaces: tuple[str, ...] | None = None) -> Observer:
+        """An observer of `namespaces` (default: the stack's teams')."""
+        watched = self.namespaces if namespaces is None else namespaces
+        observer = Observer(self.target.kube, watched)
         observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
         if self.target.hosts is not None:
             self.tokens = keep_heads_reachable(
                 observer.before_sample, observer.note, kube=self.target.kube,
-                namespaces=self.namespaces, hosts=self.target.hosts,
+                namespaces=watched, hosts=self.target.hosts,
                 dashboard=self.target.dashboard,
             )  # fmt: skip
         return observer

@@ -198,6 +198,7 @@ AKSRAY_ROOMS: Final = (
     ("rehearse.observer", ("rehearse/observer.py",)),
     ("rehearse.scenarios", ("rehearse/scenarios/",)),
     ("rehearse.run", ("rehearse/stack.py", "rehearse/run.py", "rehearse/report.py")),
+    ("rehearse.change", ("rehearse/change/",)),
     ("rehearse.multikueue", ("rehearse/multikueue/",)),
     ("cli", ("cli/",)),
 )  # fmt: skip

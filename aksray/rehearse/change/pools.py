@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from aksray.live.kube import Kube
-from aksray.rehearse.rig.nodes import PoolNodes, cluster_pools, node_object
+from aksray.rehearse.rig.nodes import REHEARSAL_LABEL, PoolNodes, cluster_pools, node_object
 from catalog.pools import POOL_LABEL_KEY
 
 if TYPE_CHECKING:
@@ -68,10 +68,10 @@ def pool_changes(old: ClusterSettings, new: ClusterSettings) -> list[PoolChange]
     return changes
 
 
-def pool_nodes(kube: Kube, pool: str) -> list[str]:
-    return sorted(
-        n["metadata"]["name"] for n in kube.items("/api/v1/nodes", f"{POOL_LABEL_KEY}={pool}")
-    )
+def pool_nodes(kube: Kube, pool: str, rehearsal: str) -> list[str]:
+    """The pool's nodes this rehearsal made (on a cluster of the user's, no other)."""
+    selector = f"{POOL_LABEL_KEY}={pool},{REHEARSAL_LABEL}={rehearsal}"
+    return sorted(n["metadata"]["name"] for n in kube.items("/api/v1/nodes", selector))
 
 
 def drain_and_delete(kube: Kube, nodes: list[str]) -> None:
@@ -92,7 +92,7 @@ def scale_set(node: str) -> int:
 
 def apply_pool_change(kube: Kube, change: PoolChange, rehearsal: str) -> set[str]:
     """Change the rig's nodes as AKS would; the names of the nodes taken away."""
-    existing = pool_nodes(kube, change.pool)
+    existing = pool_nodes(kube, change.pool, rehearsal)
     current = max((scale_set(n) for n in existing), default=0)
     if change.new is None or change.replaced:
         removed = set(existing)
