@@ -22,7 +22,7 @@ def pod(
 
 
 def sample(*pods: Any) -> Sample:
-    clusters = {
+    clusters: dict[tuple[str, str], tuple[str, str] | None] = {
         ("team-a", "qwen-lora-day2-abc"): ("RayJob", "qwen-lora-day2"),
         ("team-a", "llm-serve-xyz"): ("RayService", "llm-serve"),
         ("team-b", "aurora-finetune-day2-def"): ("RayJob", "aurora-finetune-day2"),
