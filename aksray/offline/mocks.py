@@ -146,11 +146,13 @@ def _credentials(args: MockCallArgs) -> dict[str, Any]:
 
 def _chart_crds(args: MockCallArgs) -> dict[str, Any]:
     """`kubernetes:helm:template` offline: no chart is fetched, so the chart's CRDs are the ones
-    the catalog lists for it, each schema a placeholder."""
+    the catalog lists for it, each schema a placeholder naming the chart and version (not where
+    it comes from: both registries publish the same chart, so a switch changes no schema)."""
     options = json.loads(str(args.args.get("jsonOpts") or "{}"))
     chart = options.get("chart")
-    charts = [c for s in CHART_SETS.values() for c in s.charts if c.chart_ref == chart]
-    names = charts[0].stack_crds if charts else ()
+    found = [c for s in CHART_SETS.values() for c in s.charts if c.chart_ref == chart]
+    if not found:
+        return {"result": []}
     return {
         "result": [
             {
@@ -158,10 +160,10 @@ def _chart_crds(args: MockCallArgs) -> dict[str, Any]:
                 "kind": "CustomResourceDefinition",
                 "metadata": {"name": name},
                 "spec": placeholder(
-                    f"the schema of {name} in chart {options.get('chart')} {options.get('version')}"
+                    f"the schema of {name} in chart {found[0].chart} {found[0].version}"
                 ),
             }
-            for name in names
+            for name in found[0].stack_crds
         ]
     }
 

@@ -100,8 +100,11 @@ class ScenarioResult:
         }
 
 
-def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
-    """Run the program offline on the rehearsal stack: what it registers, or every problem."""
+def validate(
+    stack: dict[str, Any], run_dir: Path, name: str, *, monitoring: bool = False
+) -> RunResult:
+    """Run the program offline on the rehearsal stack: what it registers, or every problem
+    (`monitoring`: as rehearsal_config keeps it)."""
     from aksray.offline.runner import run_program
 
     if stack.get("multikueue"):
@@ -115,7 +118,7 @@ def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
             ]
         )
     path = run_dir / f"Pulumi.{name}.yaml"
-    config = {"config": rehearsal_config(stack, KUBECONFIG_CONTEXT)}
+    config = {"config": rehearsal_config(stack, KUBECONFIG_CONTEXT, monitoring=monitoring)}
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     result = run_program(path, stack=name)
     if result.problems:

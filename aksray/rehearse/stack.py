@@ -32,9 +32,15 @@ def read_stack_file(path: Path) -> dict[str, Any]:
 
 
 def rehearsal_config(
-    stack: Mapping[str, Any], context: str, workloads: Mapping[str, Any] | None = None
+    stack: Mapping[str, Any],
+    context: str,
+    workloads: Mapping[str, Any] | None = None,
+    *,
+    monitoring: bool = False,
 ) -> dict[str, Any]:
-    """The namespaced config of the rehearsal stack (what goes under `config:`)."""
+    """The namespaced config of the rehearsal stack (what goes under `config:`). `monitoring`:
+    the stack's `observability.enabled` is kept, its scrape objects made for a Prometheus
+    Operator (the rig then stands in the operator's CRDs); else it is dropped."""
     cluster = dict(stack.get("cluster") or {})
     derived_cluster = {k: cluster[k] for k in KEPT_CLUSTER_KEYS if k in cluster}
     derived_cluster.update({"mode": "existing", "kubeconfigContext": context})
@@ -55,6 +61,8 @@ def rehearsal_config(
         "scheduling": stack.get("scheduling") or {},
         "workloads": dict(workloads if workloads is not None else stack.get("workloads") or {}),
     }
+    if monitoring and (stack.get("observability") or {}).get("enabled") is True:
+        config["observability"] = {"enabled": True, "prometheusOperator": True}
     return {f"{PROJECT}:{key}": value for key, value in config.items()}
 
 

@@ -32,11 +32,11 @@ def test_the_text_plan_shows_the_change_first(more_nodes: tuple[Path, Path]) -> 
     assert run.code == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == (
-        f"Change since {old}: 0 to create, 1 to update, 0 to replace, 0 to delete; 53 unchanged"
+        f"Change since {old}: 0 to create, 1 to update, 0 to replace, 0 to delete; 57 unchanged"
     )
     assert lines[2].split() == ["update", "AgentPool", "a100", "maxCount"]
     assert lines[3] == "On the running platform: 0 error(s), 0 warning(s); nothing stops it"
-    assert lines[5].startswith("Resources (54):")
+    assert lines[5].startswith("Resources (58):")
     assert run.error_lines == []
 
 
@@ -45,7 +45,7 @@ def test_the_json_plan_carries_the_change(more_nodes: tuple[Path, Path]) -> None
     run = cli("plan", "--config", new, "--since", old, "--json")
     assert run.code == 0
     change = json.loads(run.stdout)["change"]
-    assert change["counts"] == {"create": 0, "update": 1, "replace": 0, "delete": 0, "same": 53}
+    assert change["counts"] == {"create": 0, "update": 1, "replace": 0, "delete": 0, "same": 57}
     (pool,) = change["changes"]
     assert pool["action"] == "update"
     assert pool["paths"] == [{"path": "maxCount", "kind": "update", "old": 5, "new": 8}]

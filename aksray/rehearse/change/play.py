@@ -29,15 +29,22 @@ from typing import Any, Final
 
 from aksray.rehearse import objects as o
 from aksray.rehearse.change import CHANGE_SCENARIO
+from aksray.rehearse.change.monitoring import (
+    install_stand_ins,
+    kueue_configuration,
+    wants_monitoring,
+)
 from aksray.rehearse.change.pools import apply_pool_change, pool_changes
 from aksray.rehearse.change.preview import differences, parse_preview
 from aksray.rehearse.change.states import State, Step
 from aksray.rehearse.change.survivors import lost_pods, running_pods, touched_objects
 from aksray.rehearse.observer import Observer
 from aksray.rehearse.record import Verdict
+from aksray.rehearse.rig.controllers import kueue
 from aksray.rehearse.rig.engine import UP_TIMEOUT_S, EngineStack
 from aksray.rehearse.rig.footprint import Nodes
 from aksray.rehearse.rig.processes import RigError
+from aksray.rehearse.rig.upgrade import restart_at
 from aksray.rehearse.run import Rehearsal, ScenarioResult, sample_while
 from aksray.rehearse.scenarios.context import LONG_RUN_S
 from aksray.rehearse.stack import rehearsal_config
@@ -69,7 +76,9 @@ class ChangeRun:
         self.checks.append(Verdict(name, held, "" if held else detail))
 
     def config(self, state: State) -> dict[str, Any]:
-        return rehearsal_config(state.stack, self.rehearsal.target.context, state.workloads())
+        return rehearsal_config(
+            state.stack, self.rehearsal.target.context, state.workloads(), monitoring=True
+        )
 
     # -- the whole run -------------------------------------------------------------------------
     def play(self) -> ScenarioResult:
@@ -84,6 +93,13 @@ class ChangeRun:
         for name in WORKLOADS:
             r.run_times[name] = LONG_RUN_S
         Nodes(self.kube, self.states[0].settings, r.run_dir.name).all_at_max()
+        plane = r.target.plane
+        if plane is not None and any(wants_monitoring(s.stack) for s in self.states):
+            count = install_stand_ins(self.kube, plane.supervisor)
+            self.notes.append(
+                f"the rig stands in {count} Prometheus Operator CRDs (no schema, no operator) "
+                "for the scrape objects of monitoring"
+            )
         engine_stack = EngineStack(
             r.engine, r.run_dir / "change", f"{r.name}-change", r.target.kubeconfig,
             Path(sys.executable).parent,
@@ -94,9 +110,11 @@ class ChangeRun:
             seconds = sample_while(observer, lambda: engine_stack.up(self.config(first), "old"))
             observer.note("pulumi", "up", f"{first.label} in {seconds:.1f}s")
             self.settle(observer, f"{first.label}'s workloads to start")
+            queued, changed_at = queued_workloads(observer), observer.now()
             for step in self.steps:
                 self.play_step(step, observer, engine_stack)
             self.let_queued_work_run(observer)
+            self.judge_queued(observer, queued, changed_at)
         finally:
             r._tear_down(engine_stack, observer)
         result.events = observer.events
@@ -131,6 +149,7 @@ class ChangeRun:
         for change in pool_changes(step.old.settings.cluster, step.new.settings.cluster):
             removed |= apply_pool_change(self.kube, change, r.run_dir.name)
             observer.note(f"pool {change.pool}", "nodes", change.what)
+        self.restart_kueue_if_configured(step, observer)
         if self.upgrade is not None and step.number == 1:
             verdicts, lines = self.upgrade(observer)
             self.checks += verdicts
@@ -150,6 +169,22 @@ class ChangeRun:
         )
         for impact in step.real_plan.impacts:
             self.notes.append(f"{step.title}: the plan on AKS: {impact.severity}: {impact.message}")
+
+    def restart_kueue_if_configured(self, step: Step, observer: Observer) -> None:
+        """A new Kueue Configuration is a `helm upgrade` of Kueue's release on AKS: its pod
+        restarts with it. The rig restarts its Kueue the same way."""
+        plane = self.rehearsal.target.plane
+        old = kueue_configuration(step.old.real.settings)
+        new = kueue_configuration(step.new.real.settings)
+        if plane is None or old == new:
+            return
+        line = restart_at(
+            plane,
+            kueue,
+            plane.launch.versions.get(kueue.NAME) if plane.launch else None,
+            {kueue.NAME: new},
+        )
+        observer.note(kueue.NAME, "restarted", f"with its new Configuration: {line}")
 
     def compare_preview(self, step: Step, engine_stack: EngineStack) -> None:
         counts = step.rig_plan.counts()
@@ -189,6 +224,20 @@ class ChangeRun:
         observer.note("pulumi", "up", f"{step.new.label} in {seconds:.1f}s")
         self.expect(name, not predicted, "the plan said it stops: " + "; ".join(predicted))
 
+    def judge_queued(self, observer: Observer, queued: list[str], changed_at: float) -> None:
+        """Work that waited in a queue when the first change began is admitted once the jobs
+        before it end; a check where the operators alone changed (the same stack: it must be),
+        a note otherwise (a change may leave it never admissible, which the plan says)."""
+        admitted = {
+            e.workload for e in observer.events if e.what == "admitted" and e.t > changed_at
+        }
+        waiting = [name for name in queued if name not in admitted]
+        line = f"work queued before the change admitted after it: {', '.join(queued) or 'none'}"
+        if self.upgrade is not None and self.states[0].stack == self.states[-1].stack:
+            self.expect(line, not waiting, f"never admitted: {', '.join(waiting)}")
+        else:
+            self.notes.append(line + (f"; never admitted: {', '.join(waiting)}" if waiting else ""))
+
     def let_queued_work_run(self, observer: Observer) -> None:
         """Every job ends; what was queued behind it must be admitted and run."""
         dashboard = self.rehearsal.target.dashboard
@@ -199,3 +248,15 @@ class ChangeRun:
         ended = dashboard.end_running_jobs()
         observer.note("rehearsal", "jobs end", f"{ended} running job(s) succeed now")
         self.settle(observer, "queued work to run")
+
+
+def queued_workloads(observer: Observer) -> list[str]:
+    """The workloads (timeline names) waiting in a queue: a Kueue Workload neither admitted nor
+    finished."""
+    sample = observer.last or observer.sample()
+    waiting = set()
+    for wl in sample.workloads:
+        if o.is_admitted(wl) or o.condition_true(wl, "Finished"):
+            continue
+        waiting.add(sample.workload_name(wl["metadata"]["namespace"], o.owner(wl)))
+    return sorted(waiting)

@@ -93,7 +93,7 @@ def load_state(label: str, path: Path, name: str, run_dir: Path, where: str = ""
 
     stack = read_stack_file(path)
     try:
-        rig = validate(stack, run_dir, name)
+        rig = validate(stack, run_dir, name, monitoring=True)
     except InvalidConfigError as invalid:
         raise refused(invalid.lines) from None
     real = run_program(path, stack=name)

@@ -202,21 +202,31 @@ CRDS: Final = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
 
 
 def apply_crds(kube: Kube, sup: Supervisor, files: list[Path], *, update: bool = False) -> int:
-    """Create every CRD (plain POST, as Helm installs a chart's crds/: the biggest are far over
-    the last-applied limit); with `update`, bring an existing one to the file's schema with
-    server-side apply, forced (as the stack's CRD resources do on an upgrade), instead of
-    leaving it as it is."""
+    """Create every CRD of `files` (plain POST, as Helm installs a chart's crds/: the biggest
+    are far over the last-applied limit); with `update`, bring an existing one to the file's
+    schema with server-side apply, forced (as the stack's CRD resources do on an upgrade),
+    instead of leaving it as it is."""
+    docs = [
+        doc
+        for path in files
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+        if doc and doc.get("kind") == "CustomResourceDefinition"
+    ]
+    return apply_crd_documents(kube, sup, docs, update=update)
+
+
+def apply_crd_documents(
+    kube: Kube, sup: Supervisor, docs: list[dict[str, Any]], *, update: bool = False
+) -> int:
+    """apply_crds of CRD objects; returns how many, once every one is Established."""
     names = []
-    for path in files:
-        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
-            if not doc or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            name = doc["metadata"]["name"]
-            names.append(name)
-            if kube.get_or_none(f"{CRDS}/{name}") is None:
-                kube.create(CRDS, doc)
-            elif update:
-                kube.apply(doc, force=True)
+    for doc in docs:
+        name = doc["metadata"]["name"]
+        names.append(name)
+        if kube.get_or_none(f"{CRDS}/{name}") is None:
+            kube.create(CRDS, doc)
+        elif update:
+            kube.apply(doc, force=True)
 
     def established() -> bool:
         for name in names:

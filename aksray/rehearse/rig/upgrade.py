@@ -14,15 +14,23 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 from aksray.rehearse.rig.controlplane import ControlPlane, apply_crds
 from aksray.rehearse.rig.processes import RigError
 
 
-def restart_at(plane: ControlPlane, controller: ModuleType, version: str | None) -> str:
-    """Move `controller` (a module of controllers/) to `version` (None: the rig's own build);
-    one line for the timeline, with the time it took."""
+def restart_at(
+    plane: ControlPlane,
+    controller: ModuleType,
+    version: str | None,
+    options: Mapping[str, Any] | None = None,
+) -> str:
+    """Move `controller` (a module of controllers/) to `version` (None: the rig's own build),
+    with `options` (its entry of Launch.options) where they change too; one line for the
+    timeline, with the time it took."""
     launch = plane.launch
     if launch is None:
         raise RigError("this rig keeps no record of how its controllers started")
@@ -38,7 +46,9 @@ def restart_at(plane: ControlPlane, controller: ModuleType, version: str | None)
     versions = {k: v for k, v in launch.versions.items() if k != name}
     if version:
         versions[name] = version
-    plane.launch = dataclasses.replace(launch, versions=versions)
+    plane.launch = dataclasses.replace(
+        launch, versions=versions, options={**launch.options, **(options or {})}
+    )
     controller.start(plane.launch)
     stopped = "stopped" if clean else "killed after its grace period"
     return (

@@ -1,0 +1,76 @@
+"""Monitoring switched on, as far as the rig can show it.
+
+On AKS, `observability.enabled` adds Azure resources (a Monitor workspace, data collection,
+Managed Grafana), turns on the cluster's metrics add-on (which brings the
+`azmonitoring.coreos.com` CRDs), creates the scrape objects, and changes Kueue's
+Configuration, so `helm upgrade` restarts Kueue. The rig has no Azure and no Prometheus: its
+stack is an existing cluster whose scrape objects are made for a Prometheus Operator
+(`observability.prometheusOperator`), whose two CRDs the rig stands in with schemaless ones (no
+operator reads the objects), and it restarts Kueue with the new Configuration, as the release's
+upgrade does. What it shows: the scrape objects apply and go with the stack, and the restart
+of Kueue under running work.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from aksray.live.kube import Kube
+from aksray.rehearse.rig.controlplane import apply_crd_documents
+from aksray.rehearse.rig.processes import Supervisor
+from catalog.versions import PROMETHEUS_OPERATOR_API_VERSION
+from manifests.helm_values import kueue_manager_config
+from settings.model import Settings
+
+STAND_IN_KINDS: Final = (("PodMonitor", "podmonitors"), ("ServiceMonitor", "servicemonitors"))
+
+
+def wants_monitoring(stack: dict[str, Any]) -> bool:
+    return (stack.get("observability") or {}).get("enabled") is True
+
+
+def stand_in_crds() -> list[dict[str, Any]]:
+    """The Prometheus Operator's PodMonitor and ServiceMonitor, without a schema."""
+    group, _, version = PROMETHEUS_OPERATOR_API_VERSION.partition("/")
+    return [
+        {
+            "apiVersion": "apiextensions.k8s.io/v1",
+            "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{plural}.{group}"},
+            "spec": {
+                "group": group,
+                "scope": "Namespaced",
+                "names": {
+                    "kind": kind,
+                    "plural": plural,
+                    "singular": kind.lower(),
+                    "listKind": f"{kind}List",
+                },
+                "versions": [
+                    {
+                        "name": version,
+                        "served": True,
+                        "storage": True,
+                        "schema": {
+                            "openAPIV3Schema": {
+                                "type": "object",
+                                "x-kubernetes-preserve-unknown-fields": True,
+                            }
+                        },
+                    }
+                ],
+            },
+        }
+        for kind, plural in STAND_IN_KINDS
+    ]
+
+
+def install_stand_ins(kube: Kube, supervisor: Supervisor) -> int:
+    return apply_crd_documents(kube, supervisor, stand_in_crds())
+
+
+def kueue_configuration(settings: Settings) -> dict[str, Any]:
+    """The Configuration the stack's Kueue release gets (as written, monitoring included)."""
+    return kueue_manager_config(
+        metrics=settings.observability.enabled, pods_ready=settings.scheduling.pods_ready
+    )
