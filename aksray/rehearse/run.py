@@ -101,10 +101,15 @@ class ScenarioResult:
 
 
 def validate(
-    stack: dict[str, Any], run_dir: Path, name: str, *, monitoring: bool = False
+    stack: dict[str, Any],
+    run_dir: Path,
+    name: str,
+    *,
+    monitoring: bool = False,
+    workloads: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Run the program offline on the rehearsal stack: what it registers, or every problem
-    (`monitoring`: as rehearsal_config keeps it)."""
+    (`monitoring`, `workloads`: as rehearsal_config takes them)."""
     from aksray.offline.runner import run_program
 
     if stack.get("multikueue"):
@@ -118,7 +123,9 @@ def validate(
             ]
         )
     path = run_dir / f"Pulumi.{name}.yaml"
-    config = {"config": rehearsal_config(stack, KUBECONFIG_CONTEXT, monitoring=monitoring)}
+    config = {
+        "config": rehearsal_config(stack, KUBECONFIG_CONTEXT, workloads, monitoring=monitoring)
+    }
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     result = run_program(path, stack=name)
     if result.problems:

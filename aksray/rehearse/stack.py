@@ -50,8 +50,12 @@ def rehearsal_config(
     derived_storage: dict[str, Any] = {"enabled": True, "existingAccount": REHEARSAL_ACCOUNT}
     if "containers" in storage:
         derived_storage["containers"] = storage["containers"]
+    # The rig's operators are its own processes, with no chart: nothing to install, from no
+    # source (`operators.chartSource` is refused without `install`).
     operators = {
-        k: v for k, v in (stack.get("operators") or {}).items() if k not in ("install", "metrics")
+        k: v
+        for k, v in (stack.get("operators") or {}).items()
+        if k not in ("install", "metrics", "chartSource")
     }
     operators["install"] = False
     config: dict[str, Any] = {

@@ -7,8 +7,8 @@ Configuration, so `helm upgrade` restarts Kueue. The rig has no Azure and no Pro
 stack is an existing cluster whose scrape objects are made for a Prometheus Operator
 (`observability.prometheusOperator`), whose two CRDs the rig stands in with schemaless ones (no
 operator reads the objects), and it restarts Kueue with the new Configuration, as the release's
-upgrade does. What it shows: the scrape objects apply and go with the stack, and the restart
-of Kueue under running work.
+upgrade does (operators.py). What it shows: the scrape objects apply and go with the stack, and
+the restart of Kueue under running work.
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ from aksray.live.kube import Kube
 from aksray.rehearse.rig.controlplane import apply_crd_documents
 from aksray.rehearse.rig.processes import Supervisor
 from catalog.versions import PROMETHEUS_OPERATOR_API_VERSION
-from manifests.helm_values import kueue_manager_config
-from settings.model import Settings
 
 STAND_IN_KINDS: Final = (("PodMonitor", "podmonitors"), ("ServiceMonitor", "servicemonitors"))
 
@@ -67,10 +65,3 @@ def stand_in_crds() -> list[dict[str, Any]]:
 
 def install_stand_ins(kube: Kube, supervisor: Supervisor) -> int:
     return apply_crd_documents(kube, supervisor, stand_in_crds())
-
-
-def kueue_configuration(settings: Settings) -> dict[str, Any]:
-    """The Configuration the stack's Kueue release gets (as written, monitoring included)."""
-    return kueue_manager_config(
-        metrics=settings.observability.enabled, pods_ready=settings.scheduling.pods_ready
-    )

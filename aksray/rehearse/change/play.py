@@ -29,22 +29,17 @@ from typing import Any, Final
 
 from aksray.rehearse import objects as o
 from aksray.rehearse.change import CHANGE_SCENARIO
-from aksray.rehearse.change.monitoring import (
-    install_stand_ins,
-    kueue_configuration,
-    wants_monitoring,
-)
+from aksray.rehearse.change.monitoring import install_stand_ins, wants_monitoring
+from aksray.rehearse.change.operators import restart_upgraded
 from aksray.rehearse.change.pools import apply_pool_change, pool_changes
 from aksray.rehearse.change.preview import differences, parse_preview
 from aksray.rehearse.change.states import State, Step
 from aksray.rehearse.change.survivors import lost_pods, running_pods, touched_objects
 from aksray.rehearse.observer import Observer
 from aksray.rehearse.record import Verdict
-from aksray.rehearse.rig.controllers import kueue
 from aksray.rehearse.rig.engine import UP_TIMEOUT_S, EngineStack
 from aksray.rehearse.rig.footprint import Nodes
 from aksray.rehearse.rig.processes import RigError
-from aksray.rehearse.rig.upgrade import restart_at
 from aksray.rehearse.run import Rehearsal, ScenarioResult, sample_while
 from aksray.rehearse.scenarios.context import LONG_RUN_S
 from aksray.rehearse.stack import rehearsal_config
@@ -149,7 +144,7 @@ class ChangeRun:
         for change in pool_changes(step.old.settings.cluster, step.new.settings.cluster):
             removed |= apply_pool_change(self.kube, change, r.run_dir.name)
             observer.note(f"pool {change.pool}", "nodes", change.what)
-        self.restart_kueue_if_configured(step, observer)
+        self.restart_operators(step, observer)
         if self.upgrade is not None and step.number == 1:
             verdicts, lines = self.upgrade(observer)
             self.checks += verdicts
@@ -170,21 +165,13 @@ class ChangeRun:
         for impact in step.real_plan.impacts:
             self.notes.append(f"{step.title}: the plan on AKS: {impact.severity}: {impact.message}")
 
-    def restart_kueue_if_configured(self, step: Step, observer: Observer) -> None:
-        """A new Kueue Configuration is a `helm upgrade` of Kueue's release on AKS: its pod
-        restarts with it. The rig restarts its Kueue the same way."""
+    def restart_operators(self, step: Step, observer: Observer) -> None:
+        """The operator releases the plan upgrades on AKS, restarted on the rig."""
         plane = self.rehearsal.target.plane
-        old = kueue_configuration(step.old.real.settings)
-        new = kueue_configuration(step.new.real.settings)
-        if plane is None or old == new:
+        if plane is None:
             return
-        line = restart_at(
-            plane,
-            kueue,
-            plane.launch.versions.get(kueue.NAME) if plane.launch else None,
-            {kueue.NAME: new},
-        )
-        observer.note(kueue.NAME, "restarted", f"with its new Configuration: {line}")
+        for line in restart_upgraded(plane, step.real_plan, step.new.real.settings):
+            observer.note("operators", "restarted", line)
 
     def compare_preview(self, step: Step, engine_stack: EngineStack) -> None:
         counts = step.rig_plan.counts()

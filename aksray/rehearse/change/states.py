@@ -14,12 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+import yaml
+
 from aksray.offline.runner import RunResult, run_program
 from aksray.plan.change.compute import change_plan
 from aksray.plan.change.model import ChangePlan
 from aksray.rehearse.change.preview import resource_key
 from aksray.rehearse.run import InvalidConfigError, validate
 from aksray.rehearse.stack import read_stack_file, stack_workloads
+from aksray.stackfile.bounded_yaml import load_stack_yaml
+from catalog.project import PROJECT
 from settings.errors import problem_lines
 from workloads.catalog import WORKLOADS
 
@@ -31,12 +35,22 @@ if TYPE_CHECKING:
 RUN_LABEL: Final = "day2"
 
 
+def running_workloads(stack: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The stack's workloads section with every enabled job started (its own run label, or
+    RUN_LABEL)."""
+    section = stack_workloads(stack)
+    for name, entry in section.items():
+        if entry.get("enabled") is True and WORKLOADS[name].kind == "RayJob":
+            entry.setdefault("run", RUN_LABEL)
+    return section
+
+
 @dataclass(frozen=True)
 class State:
     label: str  # the file, or REF:PATH, as the user named it
     stack: dict[str, Any]  # its config, project prefix removed
-    rig: RunResult  # the program offline on the stack as the rig applies it
-    real: RunResult  # the program offline on the stack as written
+    rig: RunResult  # the program offline on the stack as the rig applies it, jobs started
+    real: RunResult  # the program offline on the stack as written, jobs started
 
     @property
     def settings(self) -> Settings:
@@ -44,13 +58,7 @@ class State:
         return settings
 
     def workloads(self) -> dict[str, dict[str, Any]]:
-        """The stack's workloads section with every enabled job started (its own run label, or
-        RUN_LABEL)."""
-        section = stack_workloads(self.stack)
-        for name, entry in section.items():
-            if entry.get("enabled") is True and WORKLOADS[name].kind == "RayJob":
-                entry.setdefault("run", RUN_LABEL)
-        return section
+        return running_workloads(self.stack)
 
 
 @dataclass(frozen=True)
@@ -92,14 +100,25 @@ def load_state(label: str, path: Path, name: str, run_dir: Path, where: str = ""
         return InvalidConfigError([prefix + line.removeprefix("error: ") for line in lines])
 
     stack = read_stack_file(path)
+    started = running_workloads(stack)
     try:
-        rig = validate(stack, run_dir, name, monitoring=True)
+        rig = validate(stack, run_dir, name, monitoring=True, workloads=started)
     except InvalidConfigError as invalid:
         raise refused(invalid.lines) from None
-    real = run_program(path, stack=name)
+    real = run_program(with_workloads(path, started, run_dir), stack=name)
     if real.problems:
         raise refused(problem_lines(real.problems))
     return State(label, stack, rig, real)
+
+
+def with_workloads(path: Path, section: dict[str, dict[str, Any]], run_dir: Path) -> Path:
+    """A copy of the stack file `path` whose workloads section is `section`."""
+    document = load_stack_yaml(path.read_bytes(), str(path)) or {}
+    config = dict(document.get("config") or {})
+    config[f"{PROJECT}:workloads"] = section
+    written = run_dir / f"as-written-{path.name}"
+    written.write_text(yaml.safe_dump({**document, "config": config}), encoding="utf-8")
+    return written
 
 
 def steps(states: list[State]) -> list[Step]:
