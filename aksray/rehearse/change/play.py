@@ -41,8 +41,9 @@ from aksray.rehearse.rig.engine import UP_TIMEOUT_S, EngineStack
 from aksray.rehearse.rig.footprint import Nodes
 from aksray.rehearse.rig.processes import RigError
 from aksray.rehearse.run import Rehearsal, ScenarioResult, sample_while
-from aksray.rehearse.scenarios.context import LONG_RUN_S
+from aksray.rehearse.scenarios.context import LONG_RUN_S, SHORT_RUN_S
 from aksray.rehearse.stack import rehearsal_config
+from settings.workloads import STAGING_WORKLOAD
 from workloads.catalog import WORKLOADS
 
 SETTLE_S: Final = 120.0  # what a change sets off (evictions, new admissions) has this long
@@ -86,7 +87,8 @@ class ChangeRun:
         )
         observer = r.observer(namespaces)
         for name in WORKLOADS:
-            r.run_times[name] = LONG_RUN_S
+            # `pulumi up` waits for the staging job to succeed (manifests/staging.py): it ends.
+            r.run_times[name] = SHORT_RUN_S if name == STAGING_WORKLOAD else LONG_RUN_S
         Nodes(self.kube, self.states[0].settings, r.run_dir.name).all_at_max()
         plane = r.target.plane
         if plane is not None and any(wants_monitoring(s.stack) for s in self.states):
