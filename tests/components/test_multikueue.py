@@ -52,9 +52,9 @@ def test_the_manager_queue_waits_for_dispatch_with_the_sum_of_the_workers_quota(
     # are each worker's GPU share of its nodes, summed.
     weu = one(result, KUEUE + "ClusterQueue", "aksray-weu-queues-cq-team-a")
     assert _quotas(manager)["a100"]["nvidia.com/gpu"] == "8"
-    assert _quotas(manager)["cpu"] == {"cpu": "20", "memory": "80Gi", "nvidia.com/gpu": 0}
-    assert _quotas(weu)["a100"]["nvidia.com/gpu"] == 4
-    assert _quotas(weu)["cpu"] == {"cpu": "10", "memory": "40Gi", "nvidia.com/gpu": 0}
+    assert _quotas(manager)["cpu"] == {"cpu": "20", "memory": "80Gi", "nvidia.com/gpu": "0"}
+    assert _quotas(weu)["a100"]["nvidia.com/gpu"] == "4"
+    assert _quotas(weu)["cpu"] == {"cpu": "10", "memory": "40Gi", "nvidia.com/gpu": "0"}
     assert "admissionChecksStrategy" not in _spec(weu)
 
 
