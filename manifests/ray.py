@@ -72,9 +72,17 @@ DIGEST_LENGTH: Final = 10
 # --------------------------------------------------------------------------------------------
 
 
+def _plain(value: Any) -> Any:
+    """What JSON lacks: a set as its sorted members (its own order follows the process's
+    string hashing), anything else as its text."""
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    return str(value)
+
+
 def digest(value: Any) -> str:
-    """A short, stable hash of plain data (sorted JSON)."""
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    """A short, stable hash of plain data (sorted JSON), the same in every process."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=_plain)
     return hashlib.sha256(text.encode()).hexdigest()[:DIGEST_LENGTH]
 
 

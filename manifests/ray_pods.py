@@ -347,6 +347,12 @@ def ray_cluster_spec(
     )
     if workload.elastic:  # the autoscaler's API rights stay with it (autoscaler_access.py)
         head = with_autoscaler_access(head, ELASTIC_HEAD_SERVICE_ACCOUNT)
+    workers = [
+        _worker_group_spec(g, template(WORKER_CONTAINER, g.pod, (*_METRICS_PORTS, *serve_ports)))
+        for g in groups
+    ]
+    if workers:  # Kueue's webhook writes an empty list back absent: a head-only job would differ
+        cluster["workerGroupSpecs"] = workers
     return cluster | {
         "headGroupSpec": {
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
@@ -358,12 +364,6 @@ def ray_cluster_spec(
             },
             "template": head,
         },
-        "workerGroupSpecs": [
-            _worker_group_spec(
-                group, template(WORKER_CONTAINER, group.pod, (*_METRICS_PORTS, *serve_ports))
-            )
-            for group in groups
-        ],
     }
 
 

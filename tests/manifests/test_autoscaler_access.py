@@ -134,5 +134,5 @@ def test_the_autoscaler_gets_its_token_where_ray_reads_it(stack: str) -> None:
             for item in kind.get("items", [kind])
         }
         assert paths == {"token", "ca.crt", "namespace"}
-        for group in cluster["workerGroupSpecs"]:
+        for group in cluster.get("workerGroupSpecs", []):
             assert group["template"]["spec"]["serviceAccountName"] == RAY_SERVICE_ACCOUNT

@@ -67,7 +67,7 @@ def _cluster(manifest: dict[str, Any]) -> dict[str, Any]:
 def _templates(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     cluster = _cluster(manifest)
     return [cluster["headGroupSpec"]["template"]] + [
-        g["template"] for g in cluster["workerGroupSpecs"]
+        g["template"] for g in cluster.get("workerGroupSpecs", [])
     ]
 
 

@@ -199,7 +199,11 @@ def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_rec
         assert spec["cohortName"] == "ml"
         gpu_flavor = spec["resourceGroups"][0]["flavors"][1]
         assert gpu_flavor["name"] == "gpu"
-        assert gpu_flavor["resources"][2] == {"name": GPU, "nominalQuota": "4", "borrowingLimit": "4"}
+        assert gpu_flavor["resources"][2] == {
+            "name": GPU,
+            "nominalQuota": "4",
+            "borrowingLimit": "4",
+        }
         assert all("lendingLimit" not in r for r in gpu_flavor["resources"])  # lends it all
         assert spec["preemption"]["reclaimWithinCohort"] == "Any"
         assert spec["preemption"]["borrowWithinCohort"] == {"policy": "Never"}
