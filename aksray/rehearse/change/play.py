@@ -144,8 +144,11 @@ class ChangeRun:
         self.compare_preview(step, engine_stack)
         removed: set[str] = set()
         for change in pool_changes(step.old.settings.cluster, step.new.settings.cluster):
-            removed |= apply_pool_change(self.kube, change, r.run_dir.name)
-            observer.note(f"pool {change.pool}", "nodes", change.what)
+            gone, evicted = apply_pool_change(self.kube, change, r.run_dir.name)
+            removed |= gone
+            observer.note(
+                f"pool {change.pool}", "nodes", f"{change.what}; {evicted} pod(s) evicted"
+            )
         self.restart_operators(step, observer)
         if self.upgrade is not None and step.number == 1:
             verdicts, lines = self.upgrade(observer)

@@ -74,15 +74,19 @@ def pool_nodes(kube: Kube, pool: str, rehearsal: str) -> list[str]:
     return sorted(n["metadata"]["name"] for n in kube.items("/api/v1/nodes", selector))
 
 
-def drain_and_delete(kube: Kube, nodes: list[str]) -> None:
-    """What AKS does to a node it removes: its pods evicted, then the node deleted."""
+def drain_and_delete(kube: Kube, nodes: list[str]) -> int:
+    """What AKS does to a node it removes: its pods evicted, then the node deleted; how many
+    pods were evicted."""
     gone = set(nodes)
+    evicted = 0
     for pod in kube.items("/api/v1/pods"):
         if (pod.get("spec") or {}).get("nodeName") in gone:
             meta = pod["metadata"]
             kube.delete(f"/api/v1/namespaces/{meta['namespace']}/pods/{meta['name']}")
+            evicted += 1
     for name in nodes:
         kube.delete(f"/api/v1/nodes/{name}")
+    return evicted
 
 
 def scale_set(node: str) -> int:
@@ -90,8 +94,9 @@ def scale_set(node: str) -> int:
     return int(node.split("-")[2]) - 10000000
 
 
-def apply_pool_change(kube: Kube, change: PoolChange, rehearsal: str) -> set[str]:
-    """Change the rig's nodes as AKS would; the names of the nodes taken away."""
+def apply_pool_change(kube: Kube, change: PoolChange, rehearsal: str) -> tuple[set[str], int]:
+    """Change the rig's nodes as AKS would; the names of the nodes taken away, and how many
+    pods went with them."""
     existing = pool_nodes(kube, change.pool, rehearsal)
     current = max((scale_set(n) for n in existing), default=0)
     if change.new is None or change.replaced:
@@ -100,8 +105,8 @@ def apply_pool_change(kube: Kube, change: PoolChange, rehearsal: str) -> set[str
     else:
         removed = set(existing[change.new.count :])
         generation, keep = current, len(existing) - len(removed)
-    drain_and_delete(kube, sorted(removed))
+    evicted = drain_and_delete(kube, sorted(removed))
     if change.new is not None:
         for index in range(keep, change.new.count):
             kube.create("/api/v1/nodes", node_object(change.new, index, rehearsal, generation))
-    return removed
+    return removed, evicted

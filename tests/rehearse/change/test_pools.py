@@ -65,8 +65,9 @@ def test_a_replaced_pool_drains_its_nodes_and_comes_back_under_new_names() -> No
         "spec": {"nodeName": node_name("a100", 2)},
     }
     kube = FakeKube([*nodes, other], [pod])
-    removed = apply_pool_change(kube, change, "run-r")  # type: ignore[arg-type]
+    removed, evicted = apply_pool_change(kube, change, "run-r")  # type: ignore[arg-type]
     assert removed == {node_name("a100", i) for i in range(7)}
+    assert evicted == 1
     assert kube.deleted[0] == "/api/v1/namespaces/team-a/pods/p"
     assert sorted(kube.nodes) == sorted(
         [*(node_name("a100", i, 1) for i in range(7)), "aks-a100-users-own"]
