@@ -335,7 +335,7 @@ class Rehearsal:
             result.applicable = False
             result.notes.append(f"not applicable to this stack: {why}")
         finally:
-            self._tear_down(engine_stack, observer)
+            self.tear_down(engine_stack, observer)
         result.events = observer.events
         tokens = [self.tokens.verdict] if self.tokens is not None else []
         result.invariants = observer.verdict_list() + tokens + ctx.checks
@@ -348,7 +348,7 @@ class Rehearsal:
             result.notes.append(f"rig processes' peak memory so far: {peak} MiB")
         return result
 
-    def _tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
+    def tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
         observer.note("pulumi", "destroy", f"in {engine_stack.destroy():.1f}s")
         left = leftovers(self.target.kube, self.namespaces) + engine_stack.resources_left()
         judge_destroy(observer.verdicts["destroy-leaves-nothing"], left)

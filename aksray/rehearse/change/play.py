@@ -113,7 +113,7 @@ class ChangeRun:
             self.let_queued_work_run(observer)
             self.judge_queued(observer, queued, changed_at)
         finally:
-            r._tear_down(engine_stack, observer)
+            r.tear_down(engine_stack, observer)
         result.events = observer.events
         tokens = [r.tokens.verdict] if r.tokens is not None else []
         result.invariants = observer.verdict_list() + tokens + self.checks
