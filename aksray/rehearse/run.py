@@ -336,16 +336,29 @@ class Rehearsal:
             result.notes.append(f"not applicable to this stack: {why}")
         finally:
             self.tear_down(engine_stack, observer)
-        result.events = observer.events
-        tokens = [self.tokens.verdict] if self.tokens is not None else []
-        result.invariants = observer.verdict_list() + tokens + ctx.checks
-        result.notes += ctx.notes
-        result.seconds = time.monotonic() - t0
+        self.finish(result, observer, ctx.checks, ctx.notes, t0)
         verdict = "held" if result.held else "BROKEN"
         self.progress(f"{self.name}: {scenario} {verdict} in {result.seconds:.0f}s")
         if self.target.supervisor is not None:
             peak = self.target.supervisor.peak_memory_mib()
             result.notes.append(f"rig processes' peak memory so far: {peak} MiB")
+        return result
+
+    def finish(
+        self,
+        result: ScenarioResult,
+        observer: Observer,
+        checks: list[Verdict],
+        notes: list[str],
+        t0: float,
+    ) -> ScenarioResult:
+        """`result` with what was observed since `t0`: the timeline, every verdict (the sampled
+        invariants, the token's where the rig stood in the dashboard, `checks`) and `notes`."""
+        result.events = observer.events
+        tokens = [self.tokens.verdict] if self.tokens is not None else []
+        result.invariants = observer.verdict_list() + tokens + checks
+        result.notes += notes
+        result.seconds = time.monotonic() - t0
         return result
 
     def tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:

@@ -114,12 +114,7 @@ class ChangeRun:
             self.judge_queued(observer, queued, changed_at)
         finally:
             r.tear_down(engine_stack, observer)
-        result.events = observer.events
-        tokens = [r.tokens.verdict] if r.tokens is not None else []
-        result.invariants = observer.verdict_list() + tokens + self.checks
-        result.notes += self.notes
-        result.seconds = time.monotonic() - t0
-        return result
+        return r.finish(result, observer, self.checks, self.notes, t0)
 
     def settle(self, observer: Observer, what: str) -> None:
         """Sample until nothing changes for QUIET_S (at most SETTLE_S)."""
