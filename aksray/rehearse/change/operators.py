@@ -10,6 +10,7 @@ versions from the same source, so a chart source switch is, on the rig, these re
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any, Final
 
@@ -45,10 +46,12 @@ def upgraded_releases(plan: ChangePlan) -> list[tuple[str, list[str]]]:
     ]
 
 
-def restart_upgraded(plane: ControlPlane, plan: ChangePlan, settings: Settings) -> list[str]:
-    """Restart each rig controller whose release the plan upgrades; a timeline line each."""
+def restart_upgraded(
+    plane: ControlPlane, plan: ChangePlan, settings: Settings
+) -> Iterator[tuple[str, str]]:
+    """Restart each rig controller whose release the plan upgrades, one after the other;
+    (controller, timeline line) as each is back."""
     upgraded = dict(upgraded_releases(plan))
-    lines = []
     for release, controller in RELEASED:
         if release not in upgraded:
             continue
@@ -56,5 +59,4 @@ def restart_upgraded(plane: ControlPlane, plan: ChangePlan, settings: Settings) 
         options = {kueue.NAME: kueue_configuration(settings)} if controller is kueue else None
         line = restart_at(plane, controller, version, options)
         paths = ", ".join(upgraded[release][:4])
-        lines.append(f"restarted as `helm upgrade` of its release rolls it ({paths}): {line}")
-    return lines
+        yield controller.NAME, f"as `helm upgrade` of its release rolls it ({paths}): {line}"

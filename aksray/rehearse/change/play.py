@@ -33,6 +33,7 @@ from aksray.rehearse.change.monitoring import install_stand_ins, wants_monitorin
 from aksray.rehearse.change.operators import restart_upgraded
 from aksray.rehearse.change.pools import apply_pool_change, pool_changes
 from aksray.rehearse.change.preview import differences, parse_preview
+from aksray.rehearse.change.serving import ServingWatch
 from aksray.rehearse.change.states import State, Step
 from aksray.rehearse.change.survivors import lost_pods, running_pods, touched_objects
 from aksray.rehearse.observer import Observer
@@ -42,6 +43,7 @@ from aksray.rehearse.rig.footprint import Nodes
 from aksray.rehearse.rig.processes import RigError
 from aksray.rehearse.run import Rehearsal, ScenarioResult, sample_while
 from aksray.rehearse.scenarios.context import LONG_RUN_S, SHORT_RUN_S
+from aksray.rehearse.scenarios.workload_state import last_kueue_condition
 from aksray.rehearse.stack import rehearsal_config
 from settings.workloads import STAGING_WORKLOAD
 from workloads.catalog import WORKLOADS
@@ -86,6 +88,7 @@ class ChangeRun:
             sorted({t.namespace for s in self.states for t in s.settings.scheduling.teams})
         )
         observer = r.observer(namespaces)
+        observer.after_sample.append(ServingWatch(observer.note))
         for name in WORKLOADS:
             # `pulumi up` waits for the staging job to succeed (manifests/staging.py): it ends.
             r.run_times[name] = SHORT_RUN_S if name == STAGING_WORKLOAD else LONG_RUN_S
@@ -155,6 +158,8 @@ class ChangeRun:
         )
         self.apply(step, observer, engine_stack)
         self.settle(observer, f"what {step.title} sets off")
+        for name in queued_workloads(observer):
+            self.notes.append(f"{step.title}: {last_kueue_condition(observer.last, name)}")
         after = running_pods(observer.last) if observer.last else {}
         lost = lost_pods(before, after, touched_objects(step.rig_plan.changes), removed)
         self.expect(
@@ -170,8 +175,8 @@ class ChangeRun:
         plane = self.rehearsal.target.plane
         if plane is None:
             return
-        for line in restart_upgraded(plane, step.real_plan, step.new.real.settings):
-            observer.note("operators", "restarted", line)
+        for controller, line in restart_upgraded(plane, step.real_plan, step.new.real.settings):
+            observer.note(controller, "restarted", line)
 
     def compare_preview(self, step: Step, engine_stack: EngineStack) -> None:
         counts = step.rig_plan.counts()

@@ -132,14 +132,25 @@ def test_a_new_vm_size_takes_every_pod_on_the_pool_and_the_work_comes_back() -> 
     assert int(replaced.rsplit("; ", 1)[1].split()[0]) >= 4  # the gang's 2, the endpoint, aurora
 
 
-def test_the_endpoint_replaced_serves_nothing_until_the_new_one_is_admitted() -> None:
-    start, end = change_at(5), change_at(6)
-    gone = [e["t"] for e in between("sequence", start, end) if e["workload"] == "llm-serve"
-            and e["what"] == "pods deleted"]  # fmt: skip
-    back = [e["t"] for e in between("sequence", start, end) if e["workload"] == "llm-serve"
-            and e["what"] == "pods bound" and e["detail"].startswith("3/3")]  # fmt: skip
-    assert gone and back and gone[0] < back[0]
-    assert not [e for e in between("sequence", start, end) if e["what"] == "preempted"]
+def test_the_endpoint_replaced_serves_nothing_until_the_new_one_is_bound() -> None:
+    """KubeRay's zero-downtime upgrade never runs: the program replaces the RayService, deleting
+    it first, so the endpoint is down from its old pods going to its new ones bound."""
+    during = between("sequence", change_at(5), change_at(6))
+    down = [e for e in during if e["workload"] == "llm-serve" and e["what"] == "serving nothing"]
+    (back,) = [e for e in during if e["workload"] == "llm-serve" and e["what"] == "serving again"]
+    assert down and down[0]["t"] < back["t"]
+    assert float(back["detail"].split()[1].rstrip("s")) > 0
+    assert not [e for e in during if e["what"] == "preempted"]
+
+
+def test_an_endpoint_replaced_after_a_quota_cut_below_it_is_not_admitted_again() -> None:
+    """The cut spared the running endpoint (Kueue never evicts for it); its replacement is new
+    work, admitted only within the new quota, which is smaller than it."""
+    after = between("sequence", change_at(10), float("inf"))
+    assert [e for e in after if e["workload"] == "llm-serve" and e["what"] == "serving nothing"]
+    assert not [e for e in after if e["workload"] == "llm-serve" and e["what"] == "serving again"]
+    waits = [n for n in result("sequence")["notes"] if n.startswith(title(10))]
+    assert any("last Kueue condition of llm-serve: QuotaReserved False" in n for n in waits)
 
 
 def test_a_quota_cut_below_the_running_gang_evicts_nothing() -> None:
