@@ -161,6 +161,11 @@ class ChangeRun:
         for name in queued_workloads(observer):
             self.notes.append(f"{step.title}: {last_kueue_condition(observer.last, name)}")
         after = running_pods(observer.last) if observer.last else {}
+        if removed:
+            back = sorted({p.workload for uid, p in after.items() if uid not in before})
+            observer.note(
+                "nodes", "pods bound again", f"on the new nodes: {', '.join(back) or 'none'}"
+            )
         lost = lost_pods(before, after, touched_objects(step.rig_plan.changes), removed)
         self.expect(
             f"{step.title}: what the change plan leaves alone keeps running",

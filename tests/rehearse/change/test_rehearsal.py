@@ -130,6 +130,9 @@ def test_a_new_vm_size_takes_every_pod_on_the_pool_and_the_work_comes_back() -> 
         "node(s) drained and deleted, 7 new ones; "
     )
     assert int(replaced.rsplit("; ", 1)[1].split()[0]) >= 4  # the gang's 2, the endpoint, aurora
+    during = between("sequence", change_at(4), change_at(5))
+    (back,) = [e["detail"] for e in during if e["what"] == "pods bound again"]
+    assert back == "on the new nodes: aurora-finetune, llm-serve, qwen-lora"
 
 
 def test_the_endpoint_replaced_serves_nothing_until_the_new_one_is_bound() -> None:
