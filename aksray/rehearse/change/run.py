@@ -15,16 +15,8 @@ from aksray.rehearse.rig.prerequisites import (
     previous_versions,
 )
 from aksray.rehearse.rig.toolchain import ToolchainMissingError
-from aksray.rehearse.run import (
-    KAI,
-    InvalidConfigError,
-    Progress,
-    Rehearsal,
-    ScenarioResult,
-    job_timing,
-    quiet,
-    target,
-)
+from aksray.rehearse.run import InvalidConfigError, Rehearsal, ScenarioResult, job_timing
+from aksray.rehearse.target import KAI, Progress, quiet, target
 
 
 def rehearse_since(
