@@ -20,7 +20,7 @@ UV := $(UV_HOME)/bin/uv
 export UV_PYTHON_DOWNLOADS := never
 comma := ,
 
-.PHONY: install lock plan lint typecheck test check reference golden test-payloads engine e2e bench rig rehearse-test clean FORCE
+.PHONY: install lock plan lint typecheck test check reference golden test-payloads engine e2e docs-e2e bench rig rehearse-test clean FORCE
 
 install: $(STAMP)
 
@@ -116,7 +116,8 @@ check: lint typecheck test
 # each pinned chart at its release tag: 301 files, 14 MB; the list and each SHA-256 in
 # scripts/reference/files.tsv), from their official locations, or copied from the folder
 # AKSRAY_REFERENCE names, into .cache/reference/ (outside git). Without them `make test` runs
-# every other test and says how many it left out.
+# every other test and says how many it left out. Without network it stops after one try, in
+# one line naming AKSRAY_REFERENCE.
 reference: install
 	$(BIN)/python scripts/reference/fetch.py
 
@@ -137,6 +138,12 @@ engine: install
 
 e2e: engine
 	scripts/engine/e2e.sh
+
+# The shell blocks of README.md and docs/ that need the engine, run as written
+# (tests/support/doc_shell.py places every block): the README's deploy environment previewing the
+# local stack on a PATH with another Python first, and the by-hand engine run.
+docs-e2e: engine
+	$(BIN)/python -m pytest -p no:cacheprovider -m engine tests/project
 
 # Tier T5: the rehearsal rig. `make rig` builds etcd, kube-apiserver, kube-controller-manager,
 # kube-scheduler, kwok, Kueue, the KubeRay operator and KAI's five services from the Go module

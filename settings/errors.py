@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 # The longest piece of a stack file a message repeats whole (keys and names are far shorter).
 MAX_SHOWN: Final = 80
@@ -98,8 +98,11 @@ class SettingsError(Exception):
     language host prints without a traceback.
     """
 
-    def __init__(self, problems: list[Problem]) -> None:
+    def __init__(self, problems: list[Problem], *, settings: Any = None) -> None:
         self.problems = tuple(problems)
+        # The model, where every problem judges values that parsed (a limit, a retired size):
+        # whole enough for the checks that need only the settings, which report with these.
+        self.settings = settings
         count = len(self.problems)
         lines = "\n".join(f"  {line}" for line in problem_lines(self.problems))
         noun = "problem" if count == 1 else "problems"

@@ -114,7 +114,8 @@ def settings_from_config(
     try:
         settings = parse_settings(raw, stack=stack, secret_keys=frozenset(secret))
     except SettingsError as exc:
-        raise StackSettingsError(problems + list(exc.problems)) from None
+        whole = exc.settings if not problems else None
+        raise StackSettingsError(problems + list(exc.problems), settings=whole) from None
     if problems:
         raise StackSettingsError(problems)
     return settings

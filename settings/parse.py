@@ -57,11 +57,15 @@ def parse_settings(
         pattern=_LOCATION,
         hint="an Azure region name such as eastus2 or westeurope",
     )
+    # What the checks below find judges values that parsed: a model with only such problems is
+    # whole, and the settings checks still run on it (SettingsError.settings), so a stack hears
+    # of every problem in one run.
+    judged: list[Problem] = []
     cluster = parse_cluster(top.mapping("cluster", CLUSTER_KEYS), problems)
     storage = parse_storage(top.mapping("storage", STORAGE_KEYS), problems)
-    _check_azure(stack, cluster, storage, problems)
-    check_kubernetes_version(cluster, problems)
-    check_region(location, cluster, problems)
+    _check_azure(stack, cluster, storage, judged)
+    check_kubernetes_version(cluster, judged)
+    check_region(location, cluster, judged)
     scheduling = parse_scheduling(
         top.mapping("scheduling", SCHEDULING_KEYS), problems, cluster.flavors
     )
@@ -74,10 +78,10 @@ def parse_settings(
         workloads,
         # An existing account's access is granted where it is managed.
         grants_created=cluster.mode == "aks" and cluster.create_role_assignments,
-        problems=problems,
+        problems=judged,
     )
     operators = parse_operators(top.mapping("operators", OPERATOR_KEYS), problems, cluster)
-    check_deployable(location, cluster, operators, problems)
+    check_deployable(location, cluster, operators, judged)
     observability = parse_observability(
         top.mapping("observability", OBSERVABILITY_KEYS), problems, cluster
     )
@@ -91,9 +95,10 @@ def parse_settings(
         operators=operators,
     )
     _check_token(top, raw, secret_keys)
-    if problems:
-        raise SettingsError(problems)
-    return Settings(
+    parsed = [p for p in problems if p not in judged]  # a worker's check may repeat the manager's
+    if parsed:
+        raise SettingsError(parsed + judged)
+    settings = Settings(
         project=PROJECT,
         stack=stack,
         location=location,
@@ -105,6 +110,9 @@ def parse_settings(
         observability=observability,
         multikueue=multikueue,
     )
+    if judged:
+        raise SettingsError(judged, settings=settings)
+    return settings
 
 
 def _set_without_path(key: str) -> bool:

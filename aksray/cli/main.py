@@ -237,7 +237,7 @@ def _plan(result: RunResult, args: argparse.Namespace, change: ChangePlan | None
             write_full_plan=None if full_plan is None else lambda t: _write_full_plan(full_plan, t),
             change=change,
         )
-    from aksray.cli.since import change_comment, change_diagnostics, print_change, with_change
+    from aksray.cli.since import change_comment, change_diagnostics, plan_json, print_change
     from aksray.plan.checks.run import run_checks
     from aksray.plan.model.graph import critical_path
     from aksray.plan.model.plan import plan
@@ -248,15 +248,7 @@ def _plan(result: RunResult, args: argparse.Namespace, change: ChangePlan | None
     data = summary(planned, critical_path(result))
     output = args.format
     if output == "json":
-        document = {
-            "stack": result.stack,
-            "resources": [r.to_json() for r in result.resources],
-            "outputs": result.outputs,
-            "warnings": result.warnings,
-            "summary": data,
-            "checks": findings.to_json(),
-        }
-        print(json.dumps(with_change(document, change), indent=2, sort_keys=True))
+        print(plan_json(result, {"summary": data}, findings.to_json(), change))
     elif output == "markdown":
         from aksray.plan.model.cost import monthly_cost
         from aksray.plan.report.folding import COMMENT_BUDGET

@@ -3,20 +3,21 @@ clusters, quotas and placements, then the checks of every worker and across clus
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable
 from typing import Any
 
-from aksray.cli.since import change_diagnostics, with_change
+from aksray.cli.since import change_diagnostics, plan_json
 from aksray.cli.usage import EXIT_OK, EXIT_PROBLEMS
 from aksray.offline.runner import RunResult
 from aksray.offline.tree import resource_tree
 from aksray.plan.change.model import ChangePlan
 from aksray.plan.checks.findings import Findings
 from aksray.plan.checks.multikueue import run_multikueue_checks
+from aksray.plan.model.graph import critical_path
 from aksray.plan.model.multikueue import worker_plans
 from aksray.plan.report.change import change_lines
+from aksray.plan.report.critical_path import critical_path_lines
 from aksray.plan.report.multikueue import multikueue_lines, multikueue_summary
 from settings.errors import problem_lines
 
@@ -33,17 +34,14 @@ def plan_multikueue(
     settings = result.settings
     workers = worker_plans(result)
     findings = run_multikueue_checks(settings, workers)
-    data = multikueue_summary(settings, workers)
+    # The summary: the clusters, quotas and placements, and the whole stack's critical path
+    # (the manager and the workers are one `pulumi up`).
+    data = {
+        **multikueue_summary(settings, workers),
+        "criticalPath": critical_path(result).to_json(),
+    }
     if output == "json":
-        document = {
-            "stack": result.stack,
-            "resources": [r.to_json() for r in result.resources],
-            "outputs": result.outputs,
-            "warnings": result.warnings,
-            "multikueue": data,
-            "checks": findings.to_json(),
-        }
-        print(json.dumps(with_change(document, change), indent=2, sort_keys=True))
+        print(plan_json(result, {"summary": data}, findings.to_json(), change))
     else:
         lines = [*change_lines(change), ""] if change is not None else []
         text = "\n".join(lines + _text_report(result, data, findings)) + "\n"
@@ -67,6 +65,6 @@ def plan_multikueue(
 def _text_report(result: RunResult, data: dict[str, Any], findings: Findings) -> list[str]:
     lines = [f"Resources ({len(result.resources)}):"]
     lines += [f"  {line}" for line in resource_tree(result)]
-    lines += ["", *multikueue_lines(data), ""]
+    lines += ["", *multikueue_lines(data), "", *critical_path_lines(data["criticalPath"]), ""]
     lines.append(f"Checks: {len(findings.errors)} error(s), {len(findings.warnings)} warning(s)")
     return lines

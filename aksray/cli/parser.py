@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,42 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         print(version_text())
         parser.exit(EXIT_OK)
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A command's parser: an option it does not know is the first error it reports, under the
+    command's own usage and with the option meant. (argparse leaves unknown options to the
+    top-level parser, which prints its own usage, and first reports a required option missing:
+    `aksray plan --stak dev` said that --stack or --config is required.)"""
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: list[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        unknown = [arg for arg in _options(args or []) if not self._known(arg)]
+        if unknown:
+            self.error(f"unrecognized arguments: {' '.join(unknown)}{self._meant(unknown[0])}")
+        return super().parse_known_args(args, namespace)
+
+    def _known(self, arg: str) -> bool:
+        option = arg.split("=", 1)[0]
+        known = self._option_string_actions
+        return option in known or any(o.startswith(option) for o in known if o.startswith("--"))
+
+    def _meant(self, arg: str) -> str:
+        options = [o for o in self._option_string_actions if o.startswith("--")]
+        close = difflib.get_close_matches(arg.split("=", 1)[0], options, n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _options(args: list[str]) -> list[str]:
+    """The arguments that are options (`--name`, `--name=value`), up to a bare `--`."""
+    found = []
+    for arg in args:
+        if arg == "--":
+            break
+        if arg.startswith("--"):
+            found.append(arg)
+    return found
 
 
 def _add_source(command: argparse.ArgumentParser) -> None:
@@ -89,12 +126,19 @@ def _add_plan(commands: Any) -> None:
 
 
 def check_plan_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Options one needs another for: reported under `aksray plan`'s usage."""
     if args.command != "plan":
         return
+    plan = _command_parsers(parser)["plan"]
     if args.full_plan is not None and args.format != "markdown":
-        parser.error("--full-plan needs --format markdown (the whole plan of the comment)")
+        plan.error("--full-plan needs --format markdown (the whole plan of the comment)")
     if args.full_plan_link is not None and args.full_plan is None:
-        parser.error("--full-plan-link needs --full-plan FILE (the file it links to)")
+        plan.error("--full-plan-link needs --full-plan FILE (the file it links to)")
+
+
+def _command_parsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    (commands,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(commands.choices)
 
 
 def _add_render(commands: Any) -> None:
@@ -132,7 +176,9 @@ def build_parser() -> argparse.ArgumentParser:
         nargs=0,
         help="print the version and the pinned chart versions, then exit",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands = parser.add_subparsers(
+        dest="command", required=True, metavar="COMMAND", parser_class=CommandParser
+    )
     _add_plan(commands)
     _add_render(commands)
     from aksray.cli.rehearse import add_parser as add_rehearse

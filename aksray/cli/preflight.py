@@ -17,6 +17,7 @@ from aksray.plan.checks.run import run_settings_checks
 from aksray.stackfile.reader import StackConfig, load_stack_config
 from settings.errors import Problem, SettingsError
 from settings.load import settings_from_config
+from settings.model import Settings
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,16 @@ def preflight(config_file: Path, stack: str | None) -> Preflight:
     try:
         settings = settings_from_config(config.values, config.secret_keys, stack=name)
     except SettingsError as exc:
-        return Preflight(name, config, exc.problems)
+        if exc.settings is None:
+            return Preflight(name, config, exc.problems)
+        # Problems that judge values which parsed: the settings checks still run, so every
+        # problem is reported in one run (10,000 teams: the role-assignment limit and the quota).
+        return Preflight(name, config, exc.problems + _settings_checks(exc.settings))
+    return Preflight(name, config, _settings_checks(settings))
+
+
+def _settings_checks(settings: Settings) -> tuple[Problem, ...]:
     problems = run_settings_checks(settings).errors
     if settings.multikueue is not None:
         problems += run_worker_settings_checks(settings).errors
-    return Preflight(name, config, tuple(problems))
+    return tuple(problems)

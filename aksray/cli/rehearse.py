@@ -13,7 +13,9 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, TextIO
+
+import yaml
 
 from aksray.cli.usage import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE
 from aksray.cli.usage import EXIT_PROBLEMS as EXIT_BROKEN
@@ -41,10 +43,11 @@ def add_parser(
     add_source(rehearse)
     rehearse.add_argument(
         "--scenario",
-        default="submit-all",
+        default=None,
         choices=[*SCENARIOS, MULTIKUEUE_SCENARIO, ALL],
-        help="what to play (default: submit-all; `all` plays every scenario on one rig; a stack "
-        "with `multikueue` plays `multikueue` on a manager and worker control planes)",
+        help=f"what to play (default: {SUBMIT_ALL}; `all` plays every scenario on one rig; a "
+        f"stack with `multikueue` plays `{MULTIKUEUE_SCENARIO}`, its only scenario, on a manager "
+        "and worker control planes)",
     )
     rehearse.add_argument(
         "--kubeconfig",
@@ -66,7 +69,7 @@ def add_parser(
         help="play a change: apply OLD (the stack as deployed: a file, or REF:PATH read from "
         "git) with its workloads running, then `pulumi up` this stack, checking the engine's "
         "preview against `aksray plan --since OLD` and what survives; repeat it to play a "
-        "sequence of changes, oldest first (docs/changing.md)",
+        "sequence of changes, oldest first (docs/rehearsal.md)",
     )
     rehearse.add_argument(
         "--upgrade-operators",
@@ -88,6 +91,14 @@ def progress_printer() -> Callable[[str], None]:
         print(f"[{time.monotonic() - t0:6.1f}s] {line}", file=sys.stderr, flush=True)
 
     return show
+
+
+def timeline_shown_live(stdout: TextIO, stderr: TextIO, *, multikueue: bool) -> bool:
+    """Whether the one-cluster rehearsal's events already went, as they happened, to the
+    terminal the report goes to (progress on a terminal stderr, the report on the same kind of
+    stdout): then the report does not print the timeline a second time. The MultiKueue
+    rehearsal prints its steps only."""
+    return not multikueue and stderr.isatty() and stdout.isatty()
 
 
 def _interrupt(_signum: int, _frame: FrameType | None) -> None:
@@ -113,7 +124,7 @@ def multikueue(args: argparse.Namespace, config_file: Path, name: str) -> Any:
         refused.append("error: --since: a change to a stack with `multikueue` is not rehearsed "
                        "(the manager and its workers are rehearsed from an empty start); plan "
                        "it with `aksray plan --since`")  # fmt: skip
-    if args.scenario not in (SUBMIT_ALL, MULTIKUEUE_SCENARIO, ALL):
+    if args.scenario not in (None, MULTIKUEUE_SCENARIO, ALL):
         refused.append(f"error: --scenario {args.scenario}: a stack with `multikueue` plays the "
                        f"`{MULTIKUEUE_SCENARIO}` scenario (the default); the one-cluster "
                        "scenarios play a stack without `multikueue`")  # fmt: skip
@@ -133,7 +144,7 @@ def change(args: argparse.Namespace, config_file: Path, name: str) -> Any:
         refused.append(f"error: --kubeconfig {args.kubeconfig}: a change is rehearsed on a rig "
                        "the rehearsal starts (it changes nodes and operators as AKS would); "
                        "leave --kubeconfig out")  # fmt: skip
-    if args.scenario != SUBMIT_ALL:
+    if args.scenario is not None:
         refused.append(f"error: --scenario {args.scenario}: --since and --upgrade-operators "
                        "play the change itself, with every workload of the stack running; "
                        "leave --scenario out")  # fmt: skip
@@ -150,21 +161,65 @@ def change(args: argparse.Namespace, config_file: Path, name: str) -> Any:
         )  # fmt: skip
 
 
+def kubeconfig_problem(path: Path) -> str | None:
+    """Why `--kubeconfig FILE` names no cluster a rehearsal can use, or None: a file it cannot
+    read, not a kubeconfig, a user that signs in through a plugin, a server it cannot reach."""
+    from aksray.live.kube import Kube, KubeError, credentials_from_kubeconfig
+
+    try:
+        config = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        return f"cannot read it ({error.strerror or error})"
+    except (yaml.YAMLError, UnicodeDecodeError):
+        config = None
+    if not isinstance(config, dict) or not all(
+        isinstance(config.get(key), list) for key in ("contexts", "clusters", "users")
+    ):
+        return "is not a kubeconfig (no contexts, clusters and users)"
+    try:
+        credentials = credentials_from_kubeconfig(path)
+    except ValueError:
+        return (
+            "its user signs in through a plugin; give a context with a client certificate or "
+            "a token (kind's kubeconfig has one)"
+        )
+    except (KeyError, StopIteration, TypeError, AttributeError):
+        return "its current context names no cluster and user it defines"
+    try:
+        Kube(credentials, timeout=10.0).get_or_none("/version")
+    except OSError as error:
+        return f"cannot reach its cluster at {credentials.server} ({error})"
+    except KubeError as error:
+        return f"its cluster at {credentials.server} refuses it ({error})"
+    return None
+
+
 def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
+    from aksray.offline.runner import PROJECT_FILE
     from aksray.rehearse.multikueue.run import is_multikueue
     from aksray.rehearse.report import json_document, text_lines
     from aksray.rehearse.run import InvalidConfigError, rehearse
+    from aksray.stackfile.reader import load_stack_config
 
+    # A stack file it cannot read is one line (aksray/cli/main.py prints the StackFileError).
+    load_stack_config(config_file, project_file=PROJECT_FILE)
+    changing = bool(args.since or args.upgrade_operators)
+    if args.kubeconfig is not None and not is_multikueue(config_file) and not changing:
+        problem = kubeconfig_problem(args.kubeconfig)
+        if problem:
+            print(f"error: --kubeconfig {args.kubeconfig}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     # Ctrl-C, and a plain kill, stop the rig's processes (also when started in the background,
     # where a shell leaves SIGINT ignored).
     signal.signal(signal.SIGTERM, _interrupt)
     signal.signal(signal.SIGINT, _interrupt)
-    scenarios = list(SCENARIOS) if args.scenario == ALL else [args.scenario]
+    scenario = args.scenario or SUBMIT_ALL
+    scenarios = list(SCENARIOS) if scenario == ALL else [scenario]
     name = stack or config_file.stem.removeprefix("Pulumi.")
     try:
         if is_multikueue(config_file):
             results = [multikueue(args, config_file, name)]
-        elif args.since or args.upgrade_operators:
+        elif changing:
             results = [change(args, config_file, name)]
         elif args.scenario == MULTIKUEUE_SCENARIO:
             raise InvalidConfigError(
@@ -202,6 +257,7 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     if args.json:
         print(json.dumps(json_document(results), indent=2))
     else:
-        for line in text_lines(results):
+        shown = timeline_shown_live(sys.stdout, sys.stderr, multikueue=is_multikueue(config_file))
+        for line in text_lines(results, timeline_shown=shown):
             print(line)
     return EXIT_OK if all(r.held for r in results) else EXIT_BROKEN

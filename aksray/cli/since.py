@@ -3,6 +3,7 @@ same program as the new one, and the change between them (aksray/plan/change/)."
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import shutil
@@ -124,6 +125,9 @@ class OldRun:
             context = multiprocessing.get_context("fork")
             self._pipe, sending = context.Pipe(duplex=False)
             self._child = context.Process(target=self._run_and_send, args=(sending,), daemon=True)
+            # The child flushes the streams it inherits when it ends: nothing may wait in them.
+            sys.stdout.flush()
+            sys.stderr.flush()
             self._child.start()
             sending.close()
 
@@ -187,9 +191,25 @@ def _recorded(result: RunResult) -> tuple[Any, ...]:
     return (result.resources, result.problems, result.warnings)
 
 
-def with_change(document: Mapping[str, Any], change: ChangePlan | None) -> dict[str, Any]:
-    """The plan's JSON document, with the change under `change` when there is one."""
-    return {**document, "change": change.to_json()} if change is not None else dict(document)
+def plan_json(
+    result: RunResult,
+    sections: Mapping[str, Any],
+    checks: Mapping[str, Any],
+    change: ChangePlan | None,
+) -> str:
+    """`aksray plan --json`: the run, its summary `sections` and checks, and the change under
+    `change` when there is one."""
+    document = {
+        "stack": result.stack,
+        "resources": [r.to_json() for r in result.resources],
+        "outputs": result.outputs,
+        "warnings": result.warnings,
+        **sections,
+        "checks": checks,
+    }
+    if change is not None:
+        document["change"] = change.to_json()
+    return json.dumps(document, indent=2, sort_keys=True)
 
 
 def print_change(change: ChangePlan | None) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,14 +43,33 @@ class Verdict:
     held: bool = True
     detail: str = ""
     checked: int = 0
+    # An invariant about one kind of subject (an endpoint) says whether the run had one: False
+    # until a sample shows it, and a verdict with nothing to judge is reported as such, never
+    # as held. None: the invariant judges every run.
+    applicable: bool | None = None
+    inapplicable_why: str = ""
 
     def breach(self, detail: str) -> None:
         if self.held:
             self.held = False
             self.detail = detail
 
+    def subject(self, seen: bool) -> None:
+        """Record whether this sample shows the invariant's subject (once seen, it stays)."""
+        self.applicable = bool(self.applicable) or seen
+
+    @property
+    def mark(self) -> str:
+        if self.applicable is False:
+            return "n/a"
+        return "held" if self.held else "BROKEN"
+
     def as_json(self) -> dict[str, Any]:
-        return {"name": self.name, "held": self.held, "detail": self.detail}
+        document: dict[str, Any] = {"name": self.name, "held": self.held, "detail": self.detail}
+        if self.applicable is False:
+            document["applicable"] = False
+            document["detail"] = self.inapplicable_why
+        return document
 
 
 def poll_until(sampled: Callable[[], bool], timeout: float, interval: float) -> bool:
@@ -91,6 +110,19 @@ class Sample:
         ns = pod["metadata"]["namespace"]
         cluster = (pod["metadata"].get("labels") or {}).get("ray.io/cluster", "")
         return self.clusters.get((ns, cluster))
+
+    def bound_ray_pods(
+        self,
+    ) -> Iterator[tuple[dict[str, Any], tuple[str, str], str, Mapping[str, Any] | None]]:
+        """(pod, owner ref, node, Workload or None) of every Ray pod bound to a node and not
+        being deleted."""
+        for pod in self.pods:
+            node = pod.get("spec", {}).get("nodeName")
+            ref = self.pod_owner(pod)
+            if not node or ref is None or o.is_terminating(pod):
+                continue
+            ns = pod["metadata"]["namespace"]
+            yield pod, ref, node, self.workload_by_owner.get((ns, *ref))
 
     @functools.cached_property
     def workload_by_owner(self) -> Mapping[tuple[str, str, str], Mapping[str, Any]]:

@@ -7,8 +7,10 @@
 #   2. pulumi up --yes
 #   3. the provider's rendered YAML == `aksray render --stack <stack>` (scripts/engine/compare_render.py)
 #   4. a second `pulumi up --expect-no-changes` changes nothing
-#   5. pulumi destroy --yes leaves 0 resources in `pulumi stack export`
-#   6. pulumi stack rm --yes
+#   5. for each change in scripts/engine/compare_change.py, `pulumi preview` lists the same steps
+#      as `aksray plan --since` computes offline
+#   6. pulumi destroy --yes leaves 0 resources in `pulumi stack export`
+#   7. pulumi stack rm --yes
 #
 # Environment: E2E_STACK (default local), PULUMI_CONFIG_PASSPHRASE (default a fixed throw-away
 # value; set it if the stack file holds secrets encrypted with another one), E2E_KEEP=1 keeps
@@ -149,6 +151,9 @@ check "provider YAML == aksray render" \
 say "  $(tail -n 1 "$e2e/step.out")"
 check "second pulumi up changes nothing" \
   pulumi up --yes --stack "$stack" --non-interactive --expect-no-changes
+check "pulumi preview of each change == aksray plan --since" \
+  "$venv/bin/python" "$here/compare_change.py" --stack "$stack" --stack-file "$stack_file"
+say "  $(tail -n 1 "$e2e/step.out")"
 check "pulumi destroy" pulumi destroy --yes --stack "$stack" --non-interactive --skip-preview
 
 count_resources() {

@@ -19,7 +19,7 @@ cd "$project"
 
 bin="$("$here/bootstrap.sh" --print-bin-dir)"
 if [ ! -x "$bin/pulumi" ]; then
-  echo "pulumi.sh: the engine is not built (no $bin/pulumi): run make engine first (cold: 17-33 min on 2 cores)" >&2
+  echo "pulumi.sh: the engine is not built (no $bin/pulumi): run make engine first (the engine cold: 17-54 min on 2 cores)" >&2
   exit 2
 fi
 stacks="$(python3 -c 'import sys, yaml; print(yaml.safe_load(open("Pulumi.yaml")).get("stackConfigDir") or ".")' 2>/dev/null \

@@ -53,3 +53,53 @@ def test_a_workers_quota_beyond_its_pools_is_refused_first(tmp_path: Path) -> No
     assert problem.message.endswith(
         "raise maxCount to 5, lower the teams' quota.a100, or set scheduling.allowOvercommit: true"
     ), problem.message
+
+
+def test_a_judgement_of_valid_settings_comes_with_the_settings_checks(tmp_path: Path) -> None:
+    """Every problem at once: a setting that parses but cannot be deployed (a pinned patch
+    version) is refused together with quotas beyond the pools, not one run after the other."""
+    document = minimal()
+    document["config"]["aks-ray-platform:cluster"]["kubernetesVersion"] = "1.35.1"
+    teams(document)[0]["quota"]["a100"]["gpu"] = 3
+    checked = preflight(write_stack(tmp_path, document), None)
+    assert [p.path for p in checked.problems] == [
+        "cluster.kubernetesVersion",
+        "cluster.gpuPools[0].maxCount",
+    ]
+
+
+def test_a_parse_error_is_not_judged_further(tmp_path: Path) -> None:
+    """A model that did not parse is not checked: its defaults would give false errors."""
+    document = minimal()
+    teams(document)[0]["quota"]["a100"]["gpu"] = 3
+    document["config"]["aks-ray-platform:cluster"]["tier"] = "Gold"
+    checked = preflight(write_stack(tmp_path, document), None)
+    assert [p.path for p in checked.problems] == ["cluster.tier"]
+
+
+def test_ten_thousand_teams_hear_of_the_role_assignments_and_the_quota_at_once(
+    tmp_path: Path,
+) -> None:
+    """Teams enough for more Blob role assignments than Azure allows (counted by the stack's
+    own formula), each with a GPU of quota on a pool of two: both errors in one run."""
+    from catalog.azure import MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION
+    from settings.blob_access import blob_grants
+
+    document = minimal()
+    count = 1
+    while len(blob_grants([f"t{i}" for i in range(count)], ("datasets", "models"), ())) <= (
+        MAX_ROLE_ASSIGNMENTS_PER_SUBSCRIPTION
+    ):
+        count *= 2
+    department = document["config"]["aks-ray-platform:scheduling"]["departments"][0]
+    department["teams"] = [
+        {"name": f"t{i}", "quota": {"a100": {"gpu": 1}, "cpu": {"cpu": 0, "memory": 0}}}
+        for i in range(count)
+    ]
+    document["config"]["aks-ray-platform:workloads"]["llm-serve"]["team"] = "t0"
+    document["config"]["aks-ray-platform:storage"] = {"enabled": True}
+    checked = preflight(write_stack(tmp_path, document), None)
+    assert [p.path for p in checked.problems] == [
+        "scheduling.departments",
+        "cluster.gpuPools[0].maxCount",
+    ]

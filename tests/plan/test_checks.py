@@ -14,6 +14,7 @@ from aksray.plan.checks.gangs import check_gang_admission
 from aksray.plan.checks.run import CHECKS, run_checks
 from aksray.plan.checks.waste import check_idle_gpus, check_unused_quota
 from aksray.plan.model.plan import plan
+from catalog.azure import MAX_POOL_NODES
 from settings.errors import SettingsError
 from settings.parse import parse_settings
 from tests.support.checks import Check, only, paths, qwen_lora
@@ -55,6 +56,21 @@ def test_team_quotas_above_the_pool_at_max_size(tmp_path: Path) -> None:
     allowed = only(check_pool_capacity, run(tmp_path, document))
     assert allowed.errors == []
     assert paths(allowed.warnings) == ["cluster.gpuPools[0].maxCount"]
+
+
+def test_a_quota_no_pool_size_can_hold_is_not_fixed_by_maxcount(tmp_path: Path) -> None:
+    """A sum above what any pool may hold (AKS: 1000 nodes) is not told to raise maxCount past
+    what the next run refuses: the message says no maxCount holds it."""
+    document = minimal()
+    teams(document)[0]["quota"]["a100"]["gpu"] = MAX_POOL_NODES + 1  # one GPU a node
+    findings = only(check_pool_capacity, run(tmp_path, document))
+    (message,) = [e.message for e in findings.errors]
+    assert "raise maxCount" not in message
+    assert message.endswith(
+        f"no maxCount holds it (a pool has at most {MAX_POOL_NODES} nodes, it needs "
+        f"{MAX_POOL_NODES + 1}): lower the teams' quota.a100, move some of it to another pool, "
+        "or set scheduling.allowOvercommit: true"
+    )
 
 
 def test_head_quota_above_the_cpu_pool(tmp_path: Path) -> None:
@@ -202,3 +218,16 @@ def test_a_gang_larger_than_its_pool_at_max_size_even_with_overcommit(tmp_path: 
 
     qwen_lora(document, 2)
     assert only(check_gang_fits_pool, run(tmp_path, document)).errors == []
+
+
+def test_a_gang_no_pool_size_can_hold_is_not_fixed_by_maxcount(tmp_path: Path) -> None:
+    document = minimal()
+    teams(document)[0]["quota"]["a100"]["gpu"] = MAX_POOL_NODES + 1
+    config(document)[P + "scheduling"]["allowOvercommit"] = True
+    qwen_lora(document, MAX_POOL_NODES + 1)
+    findings = only(check_gang_fits_pool, run(tmp_path, document))
+    (message,) = [e.message for e in findings.errors]
+    assert message.endswith(
+        f"no pool holds {MAX_POOL_NODES + 1} nodes (at most {MAX_POOL_NODES}): lower workers to "
+        f"{MAX_POOL_NODES} with maxCount {MAX_POOL_NODES}, or use a VM size with more GPUs per node"
+    )

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from aksray.offline.runner import PROJECT_ROOT, RecordedResource
+from aksray.offline.runner import PROJECT_ROOT, RecordedResource, RunResult
 from aksray.plan.model.graph import (
     ESTIMATED_SECONDS,
     critical_path,
@@ -15,6 +15,7 @@ from aksray.plan.model.graph import (
     longest_chain,
     waits_for,
 )
+from manifests.staging import STAGE_AWAIT_SECONDS, STAGE_SUCCEEDED
 from tests.support.harness import planned
 
 # --------------------------------------------------------------------------------------------
@@ -38,6 +39,12 @@ def test_dev_critical_path() -> None:
         "aksray-queues-lq-team-a",  # dev's jobs are staged and its endpoint off: no Ray object
     ]
     assert path.estimated_seconds == 5 + 480 + 240 + 1 + 2 + 120 + 120 + 3 * 2
+    assert path.awaited_at_most_seconds == 0  # dev's jobs are staged: no run is awaited
+    # Helm waits for each release's workloads, for at most its timeout.
+    assert [(s.resource.name, s.at_most) for s in path.steps if s.at_most] == [
+        ("aksray-operators-kuberay-operator", 600),
+        ("aksray-operators-kueue", 600),
+    ]
     types = {r.type for r in path.resources}
     assert "azure-native:containerservice:ManagedCluster" in types
     assert "kubernetes:helm.sh/v3:Release" in types
@@ -47,17 +54,43 @@ def test_dev_critical_path() -> None:
     assert not any("-storage-" in name for name in path.names)
 
 
-def test_prod_critical_path_is_the_serial_node_pools() -> None:
-    # AKS changes one agent pool at a time: the pools are chained, and three GPU pools take
-    # longer than the operators and queues after the CPU pool.
-    assert critical_path(planned("prod")).names == [
-        "aksray-cluster-rg",
-        "aksray-cluster-aks",
-        "aksray-cluster-pool-cpu",
-        "aksray-cluster-pool-a100",
-        "aksray-cluster-pool-h100",
-        "aksray-cluster-pool-a100spot",
+def test_prod_critical_path_runs_through_the_model_copy_it_awaits() -> None:
+    """prod starts model-stage and creates the endpoint only once the copy has succeeded:
+    `pulumi up` waits for that run (pulumi.com/waitFor) up to an hour, which counts at that
+    bound; with the copy quick, the serial node pools are the longest chain (AKS changes one
+    agent pool at a time)."""
+    path = critical_path(planned("prod"))
+    assert path.names[-2:] == ["aksray-workloads-model-stage", "aksray-workloads-llm-serve"]
+    copy = path.steps[-2]
+    assert (copy.bound, copy.seconds, copy.at_most) == (True, STAGE_AWAIT_SECONDS, 3600)
+    assert copy.until == f"until .status.jobStatus={STAGE_SUCCEEDED}"
+    assert path.awaited_at_most_seconds == 3600
+    assert path.estimated_seconds == 5 + 480 + 240 + 1 + 2 + 120 + 120 + 2 * 3 + 2
+    pools = 5 + 480 + 240 * 4  # the resource group, the cluster, the CPU and three GPU pools
+    assert path.runs_quick_seconds == pools
+
+
+def test_an_awaited_run_is_a_bound_and_an_awaited_create_keeps_its_estimate() -> None:
+    run = _resource(
+        "copy",
+        type="kubernetes:ray.io/v1:RayJob",
+        inputs={"metadata": {"annotations": {"pulumi.com/waitFor": "jsonpath={.x}=Y"}}},
+    )
+    job = _resource(
+        "webhook",
+        type="kubernetes:batch/v1:Job",
+        inputs={"metadata": {"annotations": {"pulumi.com/timeoutSeconds": "660"}}},
+        depends_on=("urn:copy",),
+    )
+    first = _resource("first", depends_on=("urn:webhook",))
+    path = critical_path(_result([run, job, first]))
+    assert [(s.seconds, s.bound, s.at_most) for s in path.steps] == [
+        (600, True, 600),  # waitFor without a timeout: the provider's 10 minutes
+        (ESTIMATED_SECONDS["kubernetes:batch/v1:Job"], False, 660),
+        (2, False, None),
     ]
+    assert (path.estimated_seconds, path.awaited_at_most_seconds) == (32, 600)
+    assert path.runs_quick_seconds == 32
 
 
 def _resource(name: str, *, depends_on: tuple[str, ...] = (), **fields: Any) -> RecordedResource:
@@ -80,6 +113,10 @@ def _resource(name: str, *, depends_on: tuple[str, ...] = (), **fields: Any) -> 
     }
     values.update(fields)
     return RecordedResource(**values)
+
+
+def _result(resources: list[RecordedResource]) -> RunResult:
+    return RunResult("test", PROJECT_ROOT / "Pulumi.test.yaml", resources)
 
 
 def test_edges_are_dependencies_providers_and_custom_parents_only() -> None:
@@ -122,3 +159,25 @@ def test_the_docs_end_dev_s_chain_where_the_plan_does() -> None:
     assert f"to team-a's {kind}:" in " ".join(paragraph.split())
     ran = critical_path(planned("dev+run")).resources[-1]
     assert ran.type.startswith("kubernetes:ray.io/"), "a submitted job ends the chain"
+
+
+def test_the_docs_figures_for_prod_s_chain_are_the_plan_s() -> None:
+    """docs/scheduling.md gives prod's chain in minutes: the estimates, the awaited copy's
+    bound and the chain were the copy quick, each rounded from what the plan computes."""
+    text = " ".join((PROJECT_ROOT / "docs" / "scheduling.md").read_text().split())
+    path = critical_path(planned("prod"))
+    assert (
+        f"about {round(path.estimated_seconds / 60)} minutes of estimates plus at most "
+        f"{path.awaited_at_most_seconds // 60} minutes awaited"
+    ) in text
+    assert f"(about {round(path.runs_quick_seconds / 60)} minutes with the cluster)" in text
+    for kind, said in [
+        ("azure-native:containerservice:ManagedCluster", "AKS cluster 8 min"),
+        ("azure-native:containerservice:AgentPool", "agent pool 4 min"),
+        ("kubernetes:helm.sh/v3:Release", "Helm release 2 min"),
+        ("azure-native:storage:StorageAccount", "storage account 30 s"),
+        ("kubernetes:batch/v1:Job", "queue webhook 30 s"),
+    ]:
+        number = int(said.split()[-2])
+        assert estimated_seconds(kind) == number * (60 if said.endswith("min") else 1), said
+        assert said in text

@@ -26,8 +26,9 @@ from tests.support.mermaid import limit_problems as support_limits
 
 SUMMARY = re.compile(
     r"\*\*(?P<resources>\d+) resources? to create · at most (?P<gpus>\d+) GPUs? · "
-    r"(?P<cost>at most \$(?P<usd>[\d,]+) a month if every pool ran full \(estimate"
-    r"(?:; unpriced: (?P<unpriced>[a-z0-9, ]+))?\)|no nodes of its own \(an existing cluster\)) · "
+    r"(?P<cost>at most \$(?P<usd>[\d,]+) a month (?:if every pool ran full \(estimate\)|for the "
+    r"priced pools if they ran full \(estimate; not counted, no price in the table: "
+    r"(?P<unpriced>[a-z0-9, ]+)\))|no nodes of its own \(an existing cluster\)) · "
     r"checks (?P<verdict>passed|failed): (?P<errors>\d+) errors?, (?P<warnings>\d+) warnings?\*\*"
 )
 HEADINGS = [

@@ -53,7 +53,7 @@ def test_markdown_is_the_text_report_fenced_and_the_full_plan_the_same(tmp_path:
 def test_json_has_gpu_demand_and_cost_per_region() -> None:
     run = cli("plan", "--stack", "multiregion", "--json")
     assert run.code == 0, run.output
-    clusters = json.loads(run.stdout)["multikueue"]["clusters"]
+    clusters = json.loads(run.stdout)["summary"]["clusters"]
     by_name = {c["cluster"]: c for c in clusters}
     assert by_name["weu"]["region"] == "westeurope"
     assert by_name["weu"]["poolGpus"] == 4
@@ -172,3 +172,21 @@ def test_render_writes_one_folder_per_cluster(tmp_path: Path) -> None:
     manager = {p.name for p in (tmp_path / "manager" / "kubernetes").iterdir()}
     assert "multikueuecluster-weu.yaml" in manager
     assert "clusterrole-aksray-multikueue-worker.yaml" not in manager
+
+
+def test_the_plan_has_a_summary_with_the_whole_stack_s_critical_path() -> None:
+    """A multiregion plan summarises like a one-cluster plan: `summary` in JSON (the
+    clusters, quotas, placements and the deploy critical path of the one `pulumi up` that
+    builds the manager and every worker), and the critical path in the text report."""
+    run = cli("plan", "--stack", "multiregion", "--json")
+    document = json.loads(run.stdout)
+    assert set(document) == {"stack", "resources", "outputs", "warnings", "summary", "checks"}
+    summary = document["summary"]
+    assert set(summary) == {
+        "clusters", "quotas", "workloads", "federatedCredentials", "criticalPath"
+    }  # fmt: skip
+    path = summary["criticalPath"]
+    assert path["resources"][:2] == ["aksray-weu-cluster-rg", "aksray-weu-cluster-aks"]
+    assert path["estimatedSeconds"] == sum(s["seconds"] for s in path["steps"])
+    text = cli("plan", "--stack", "multiregion").stdout
+    assert f"Deploy critical path ({len(path['resources'])} resources, about " in text

@@ -10,8 +10,8 @@ from aksray.plan.model.graph import (
     critical_path,
 )
 from aksray.plan.model.plan import plan
+from aksray.plan.report.critical_path import critical_path_lines
 from aksray.plan.report.summary import (
-    critical_path_lines,
     pod_sets_table,
     summary,
     summary_lines,
@@ -196,15 +196,3 @@ def test_workloads_and_the_critical_path_fit_the_terminal(stack: str) -> None:
         *critical_path_lines(data["criticalPath"]),
     ]
     assert max(len(line) for line in lines) <= WIDTH, max(lines, key=len)
-
-
-def test_the_critical_path_is_one_step_per_line_with_its_estimate() -> None:
-    lines = critical_path_lines(_dev_summary()["criticalPath"])
-    assert lines[0] == (
-        "Deploy critical path (10 resources, about 16 min 14 s; estimates from "
-        "aksray/plan/model/graph.py):"
-    )
-    steps = [line.split() for line in lines[1:]]
-    assert steps[0] == ["aksray-cluster-rg", "5", "s"]
-    assert steps[1] == ["→", "aksray-cluster-aks", "8", "min", "00", "s"]
-    assert [step[1] for step in steps[1:]] == critical_path(planned("dev")).names[1:]

@@ -70,21 +70,31 @@ def test_the_pipeline_plans_every_pull_request_then_previews() -> None:
     assert all(re.fullmatch(r"[\w./-]+@v\d+", u) for u in uses), uses
 
 
-def test_the_plan_step_works_as_written(tmp_path: Path) -> None:
+def _run_plan_step(tmp_path: Path, **env: str) -> str:
+    """The pipeline's Plan step as written, for the dev stack; what it wrote to GITHUB_OUTPUT."""
     script = _step(_workflow()["jobs"]["plan"], "Plan")["run"]
     outputs = tmp_path / "github-output"
-    env = {
+    environment = {
         **os.environ,
         "STACK": "dev",
         "RUN_URL": "https://github.com/owner/repo/actions/runs/1",
         "RUNNER_TEMP": str(tmp_path),
         "GITHUB_OUTPUT": str(outputs),
+        **env,
     }
     done = subprocess.run(
-        ["bash", "-e", "-c", script], cwd=PROJECT_ROOT, env=env, check=False, capture_output=True
+        ["bash", "-e", "-c", script],
+        cwd=PROJECT_ROOT,
+        env=environment,
+        check=False,
+        capture_output=True,
     )
     assert done.returncode == 0, done.stderr
-    assert outputs.read_text() == "code=0\n"
+    return outputs.read_text()
+
+
+def test_the_plan_step_works_as_written(tmp_path: Path) -> None:
+    assert _run_plan_step(tmp_path) == "code=0\n"
     assert (tmp_path / "plan.md").read_text() == GOLDEN.read_text()
     # dev's comment leaves nothing out: the whole plan is the comment, and it links to nothing.
     assert (tmp_path / "plan-full-dev.md").read_text() == GOLDEN.read_text()
@@ -104,20 +114,7 @@ def test_the_plan_step_shows_the_change_since_the_base(tmp_path: Path) -> None:
         != 0
     ):
         pytest.skip("not a git checkout with the dev stack committed")
-    script = _step(_workflow()["jobs"]["plan"], "Plan")["run"]
-    outputs = tmp_path / "github-output"
-    env = {
-        **os.environ,
-        "STACK": "dev",
-        "BASE": "HEAD",
-        "RUN_URL": "https://github.com/owner/repo/actions/runs/1",
-        "RUNNER_TEMP": str(tmp_path),
-        "GITHUB_OUTPUT": str(outputs),
-    }
-    done = subprocess.run(
-        ["bash", "-e", "-c", script], cwd=PROJECT_ROOT, env=env, check=False, capture_output=True
-    )
-    assert done.returncode == 0, done.stderr
+    assert _run_plan_step(tmp_path, BASE="HEAD") == "code=0\n"
     comment = (tmp_path / "plan.md").read_text()
     assert comment.startswith("## aksray plan: the change from `HEAD:stacks/Pulumi.dev.yaml`\n")
     assert comment.endswith(GOLDEN.read_text())

@@ -180,6 +180,7 @@ ENGINE_TIME_FILES: Final = (
     "scripts/engine/README.md",
     "scripts/engine/bootstrap.sh",
     "scripts/engine/e2e.sh",
+    "scripts/engine/pulumi.sh",
     "aksray/rehearse/rig/toolchain.py",
 )
 _DURATION = re.compile(r"\d+(?:-\d+)?\s*min(?:utes)?\b|tens of minutes|half an hour|an hour")
@@ -199,3 +200,24 @@ def test_the_engine_build_time_is_given_one_way(name: str) -> None:
         assert re.search(
             r"about 8 GB of Go (module and build )?caches outside the repository", prose
         )
+
+
+def test_the_stack_list_is_the_stack_folder() -> None:
+    rows = _table(_section(README.read_text(), "Architecture"))
+    (cell,) = [row[1] for row in rows if row[0] == "`stacks/`"]
+    listed = set(re.findall(r"`(Pulumi\.[\w-]+\.yaml)`", cell))
+    assert listed == {p.name for p in (PROJECT_ROOT / "stacks").glob("Pulumi.*.yaml")}
+
+
+def test_the_rehearsal_names_every_scenario() -> None:
+    from aksray.rehearse.multikueue import MULTIKUEUE_SCENARIO
+    from aksray.rehearse.scenarios import SCENARIOS
+
+    section = " ".join(_section(README.read_text(), "Rehearsal on the real controllers").split())
+    named = re.findall(r"`([a-z]+(?:-[a-z]+)*)`", section)
+    assert [n for n in named if n in {*SCENARIOS, MULTIKUEUE_SCENARIO, "all"}] == [
+        *SCENARIOS,
+        "all",
+        MULTIKUEUE_SCENARIO,
+        MULTIKUEUE_SCENARIO,
+    ]

@@ -4,14 +4,12 @@ against the digests kept in the repository), and a clone without it still passin
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -19,21 +17,9 @@ from aksray.offline.runner import PROJECT_ROOT
 from aksray.reference import CRD_PROJECTS, FETCHED, chart_dir, crds_dir, has_reference, locate
 from catalog.versions import CHARTS, GPU_OPERATOR, KAI_SCHEDULER, KUBERAY_OPERATOR, KUEUE
 from tests.support.reference import REFERENCE
+from tests.support.scripts import load_script
 
-
-def _script() -> Any:
-    """scripts/reference/fetch.py, what `make reference` runs (registered: it has dataclasses)."""
-    spec = importlib.util.spec_from_file_location(
-        "reference_fetch", PROJECT_ROOT / "scripts" / "reference" / "fetch.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-fetch = _script()
+fetch = load_script("reference/fetch")  # what `make reference` runs
 
 ENTRIES = fetch.read_manifest()
 PATHS = {e.path for e in ENTRIES}

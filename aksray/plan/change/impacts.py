@@ -117,8 +117,8 @@ def protected_impacts(changes: Sequence[ResourceChange]) -> list[Impact]:
                     change.urn,
                     f"{label(change)}: `pulumi up` applies every other change, then stops: it "
                     f"is protected and the new stack removes it; to remove it, copy its data, "
-                    f"set {setting} to false while it is still in the stack and `pulumi up`, "
-                    f"then remove it (or `pulumi state unprotect '{change.urn}'`)",
+                    f"then `pulumi state unprotect '{change.urn}'` before this `pulumi up` (or "
+                    f"set {setting} to false, which unprotects all of it, in an earlier one)",
                 )
             )
     return found

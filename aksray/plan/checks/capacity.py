@@ -6,6 +6,7 @@ import math
 
 from aksray.plan.checks.findings import Findings, amount, amounts, listed, node_amounts, pod_words
 from aksray.plan.model.plan import Plan, PodSetPlan, WorkloadPlan
+from catalog.azure import MAX_POOL_NODES
 from catalog.quantities import RESOURCE_KEYS, UNLIMITED
 from scheduling.amounts import READING_ORDER
 from scheduling.nodes import node_allocatable, pool_capacity
@@ -86,11 +87,17 @@ def _report_overcommit(
             "the other teams' quota, or set scheduling.allowOvercommit: true",
         )
     else:
+        # A pool holds at most MAX_POOL_NODES nodes: past that no maxCount is the fix.
+        raise_it = (
+            f"raise maxCount to {nodes_needed}, lower the teams' quota.{flavor}"
+            if nodes_needed <= MAX_POOL_NODES
+            else f"no maxCount holds it (a pool has at most {MAX_POOL_NODES} nodes, it needs "
+            f"{nodes_needed}): lower the teams' quota.{flavor}, move some of it to another pool"
+        )
         out.error(
             path,
             f"{what}; Kueue admits on quota, not on nodes, so admitted jobs would stay "
-            f"Pending: raise maxCount to {nodes_needed}, lower the teams' quota.{flavor}, or "
-            "set scheduling.allowOvercommit: true",
+            f"Pending: {raise_it}, or set scheduling.allowOvercommit: true",
         )
 
 
@@ -177,10 +184,20 @@ def _gang_too_large(
     assert flavor is not None
     pool = cluster.pool(flavor)
     pods, verb = pod_words(pod_set)
-    fix = f"raise maxCount to {needed}"
-    fitting = per_node * pool.max_count
-    if "workers" in workload.spec.options and pod_set.pod_set.name != "head" and fitting >= 1:
-        fix += f" or lower workers to {fitting}"
+    workers = "workers" in workload.spec.options and pod_set.pod_set.name != "head"
+    if needed <= MAX_POOL_NODES:
+        fix = f"raise maxCount to {needed}"
+        fitting = per_node * pool.max_count
+        if workers and fitting >= 1:
+            fix += f" or lower workers to {fitting}"
+    else:
+        # No pool may have that many nodes: fewer workers on the largest pool, or bigger nodes.
+        fix = f"no pool holds {needed} nodes (at most {MAX_POOL_NODES}): "
+        if workers:
+            fix += (
+                f"lower workers to {per_node * MAX_POOL_NODES} with maxCount {MAX_POOL_NODES}, or "
+            )
+        fix += "use a VM size with more GPUs per node"
     return (
         f"{workload.spec.name} can never run: its gang is all-or-nothing and its {pods} {verb} "
         f"{needed} nodes of pool {flavor} at once ({per_node} per {pool.vm_size} node), but the "

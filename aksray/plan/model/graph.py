@@ -15,8 +15,12 @@ expands a dependency on a component into its custom resources). A resource waits
 Edge weights are estimated durations per resource type, in one table (`ESTIMATED_SECONDS`).
 They are rough figures for ranking chains (typical `pulumi up` timings of an empty
 subscription; a Helm release waits for its controllers to become ready), not a prediction:
-AKS alone varies by minutes. The chain with the largest sum of estimates is the critical path;
-ties go to the chain with more resources, then by name.
+AKS alone varies by minutes. What `pulumi up` waits for after a create, and for how long at
+most, is read from each resource (aksray/plan/model/awaits.py): a step it awaits carries that
+bound beside its estimate, and a step that awaits a run of the stack's own workload
+(`pulumi.com/waitFor`, e.g. prod's model-stage copy, up to an hour) counts at its bound, the one
+figure there is for it. The chain with the largest sum is the critical path; ties go to the
+chain with more resources, then by name.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from aksray.offline.runner import RecordedResource, RunResult
+from aksray.plan.model.awaits import awaited
 
 # Estimated seconds from "create requested" to "created", by resource type token.
 ESTIMATED_SECONDS: Final[dict[str, int]] = {
@@ -60,13 +65,57 @@ def estimated_seconds(type_token: str) -> int:
 
 
 @dataclass(frozen=True)
+class Step:
+    resource: RecordedResource
+    seconds: int  # what the step counts for: its estimate, or the bound of an awaited run
+    bound: bool  # `seconds` is the bound of a run `pulumi up` awaits, not an estimate
+    at_most: int | None  # the timeout `pulumi up` waits under after the create, if it waits
+    until: str  # what it waits for; "" when nothing
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "resource": self.resource.name,
+            "seconds": self.seconds,
+            "bound": self.bound,
+            "atMostSeconds": self.at_most,
+            "until": self.until or None,
+        }
+
+
+def step(resource: RecordedResource) -> Step:
+    wait = awaited(resource)
+    if wait is not None and wait.workload:
+        return Step(resource, wait.at_most, True, wait.at_most, wait.until)
+    seconds = estimated_seconds(resource.type)
+    if wait is None:
+        return Step(resource, seconds, False, None, "")
+    return Step(resource, seconds, False, wait.at_most, wait.until)
+
+
+@dataclass(frozen=True)
 class CriticalPath:
-    resources: tuple[RecordedResource, ...]  # first created first
-    estimated_seconds: int
+    steps: tuple[Step, ...]  # first created first
+    # The longest chain's estimate were every awaited run over at once: with runs on the chain,
+    # the deploy takes about this much at least (another chain may be the longest then).
+    runs_quick_seconds: int
+
+    @property
+    def resources(self) -> tuple[RecordedResource, ...]:
+        return tuple(s.resource for s in self.steps)
 
     @property
     def names(self) -> list[str]:
         return [r.name for r in self.resources]
+
+    @property
+    def estimated_seconds(self) -> int:
+        """The estimates of the steps that have one."""
+        return sum(s.seconds for s in self.steps if not s.bound)
+
+    @property
+    def awaited_at_most_seconds(self) -> int:
+        """The bounds of the awaited runs on the chain: what they may add at most."""
+        return sum(s.seconds for s in self.steps if s.bound)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -74,6 +123,9 @@ class CriticalPath:
             "urns": [r.urn for r in self.resources],
             "types": [r.type for r in self.resources],
             "estimatedSeconds": self.estimated_seconds,
+            "awaitedAtMostSeconds": self.awaited_at_most_seconds,
+            "runsQuickSeconds": self.runs_quick_seconds,
+            "steps": [s.to_json() for s in self.steps],
         }
 
 
@@ -132,9 +184,10 @@ def longest_chain(
 def critical_path(result: RunResult) -> CriticalPath:
     by_urn = {r.urn: r for r in result.resources}
     edges = waits_for(result.resources)
-    weight = {urn: estimated_seconds(by_urn[urn].type) for urn in edges}
-    chain, seconds = longest_chain(edges, weight)
-    return CriticalPath(tuple(by_urn[urn] for urn in chain), seconds)
+    steps = {urn: step(by_urn[urn]) for urn in edges}
+    chain, _seconds = longest_chain(edges, {urn: s.seconds for urn, s in steps.items()})
+    _chain, quick = longest_chain(edges, {u: 0 if s.bound else s.seconds for u, s in steps.items()})
+    return CriticalPath(tuple(steps[urn] for urn in chain), quick)
 
 
 def format_duration(seconds: int) -> str:

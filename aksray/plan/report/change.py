@@ -69,7 +69,6 @@ def change_markdown(plan: ChangePlan, *, budget: int | None, where: str) -> str:
         f"## aksray plan: the change from `{markdown_cell(plan.old)}`",
         "",
         _verdict(plan),
-        "",
     ]
     impacts = [
         f"- **{i.severity}** {markdown_cell(i.message)}" for i in (*plan.errors(), *plan.warnings())
@@ -111,7 +110,7 @@ def _fit(
         return sum(len(line) + 1 for line in lines)
 
     def assemble(kept_impacts: int, kept_rows: int) -> list[str]:
-        lines = [*head, *impacts[:kept_impacts]]
+        lines = [*head, *([""] if kept_impacts else []), *impacts[:kept_impacts]]
         left_out = (len(impacts) - kept_impacts) + (len(rows) - kept_rows)
         lines += _table(rows[:kept_rows], len(rows))
         if left_out:

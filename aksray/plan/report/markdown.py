@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from aksray.plan.model.graph import format_duration
 from aksray.plan.report import mermaid
 from aksray.plan.report.cluster_summary import cluster_lines
+from aksray.plan.report.critical_path import critical_path_total
 from aksray.plan.report.departments import departments, quota_text
 from aksray.plan.report.folding import (
     COMMENT_BUDGET,
@@ -51,10 +51,14 @@ def _usd(value: float) -> str:
 def _cost_phrase(cost: Mapping[str, Any]) -> str:
     if not cost["createsNodes"]:
         return "no nodes of its own (an existing cluster)"
-    unpriced = f"; unpriced: {', '.join(cost['unpriced'])}" if cost["unpriced"] else ""
+    usd = _usd(cost["usdPerMonthAtMost"])
+    if not cost["unpriced"]:
+        return f"at most {usd} a month if every pool ran full (estimate)"
+    # The price table has GPU sizes only: the figure bounds the pools it prices, and says so.
+    unpriced = ", ".join(cost["unpriced"])
     return (
-        f"at most {_usd(cost['usdPerMonthAtMost'])} a month if every pool ran full "
-        f"(estimate{unpriced})"
+        f"at most {usd} a month for the priced pools if they ran full "
+        f"(estimate; not counted, no price in the table: {unpriced})"
     )
 
 
@@ -174,7 +178,9 @@ def _cost(cost: Mapping[str, Any]) -> list[Block]:
         "price; discounts, disks, storage and network are not counted."
     )
     table = markdown_table("Every pool at its largest, all month", header, rows)
-    summary = f"{_count(len(rows), 'pool')}: at most {_usd(cost['usdPerMonthAtMost'])} a month"
+    priced = len(rows) - len(cost["unpriced"])
+    of = f" for the {priced} priced" if cost["unpriced"] else ""
+    summary = f"{_count(len(rows), 'pool')}: at most {_usd(cost['usdPerMonthAtMost'])} a month{of}"
     return [["### Cost estimate"], Table.of(table, summary, note)]
 
 
@@ -192,8 +198,8 @@ def _body(
     path = data["criticalPath"]
     workloads = data["workloads"]
     steps = (
-        f"{_count(len(path['resources']), 'resource')} one after another, about "
-        f"{format_duration(path['estimatedSeconds'])}"
+        f"{_count(len(path['resources']), 'resource')} one after another, "
+        f"{critical_path_total(path)}"
     )
     chain = mermaid.critical_path(path)
     refused = chain.refusal()
@@ -219,7 +225,12 @@ def _body(
         [
             "### Deploy critical path",
             "",
-            f"{steps} by the estimates in aksray/plan/model/graph.py:",
+            (
+                f"{steps} (estimates: aksray/plan/model/graph.py; an awaited run counts at the "
+                "most `pulumi up` waits for it: aksray/plan/model/awaits.py):"
+                if path["awaitedAtMostSeconds"]
+                else f"{steps} by the estimates in aksray/plan/model/graph.py:"
+            ),
         ],
         path_chart,
         *_cost(cost),

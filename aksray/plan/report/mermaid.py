@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from aksray.plan.model.graph import estimated_seconds, format_duration
+from aksray.plan.model.graph import format_duration
 from aksray.plan.report.departments import Department, flavor_quota_text, shown_resources
 
 # Mermaid's own defaults (mermaid-js/mermaid, packages/mermaid/src/schemas/config.schema.yaml:
@@ -134,12 +134,18 @@ def _kind(type_token: str) -> str:
     return f"{provider} provider" if provider != type_token else type_token.rpartition(":")[2]
 
 
+def _figure(step: Mapping[str, Any]) -> str:
+    seconds = format_duration(step["seconds"])
+    return f"awaited run, at most {seconds}" if step["bound"] else seconds
+
+
 def critical_path(path: Mapping[str, Any]) -> Flowchart:
-    """The chain, first created first, each step with its type and estimated duration."""
+    """The chain, first created first, each step with its type and its figure (an estimated
+    duration, or the bound of a run `pulumi up` awaits)."""
     chart = Flowchart()
     previous: str | None = None
-    for name, kind in zip(path["resources"], path["types"], strict=True):
-        step = chart.node(name, f"{_kind(kind)}, {format_duration(estimated_seconds(kind))}")
+    for name, kind, figure in zip(path["resources"], path["types"], path["steps"], strict=True):
+        step = chart.node(name, f"{_kind(kind)}, {_figure(figure)}")
         if previous is not None:
             chart.edge(previous, step)
         previous = step

@@ -119,6 +119,7 @@ def multikueue_lines(data: Mapping[str, Any]) -> list[str]:
             "GPUs wanted at worst",
             "USD/month at most",
             "prices of",
+            "not priced",
         ),
         (
             (
@@ -130,6 +131,7 @@ def multikueue_lines(data: Mapping[str, Any]) -> list[str]:
                 r["worstCaseGpus"],
                 r["usdPerMonthAtMost"],
                 ", ".join(r["priceRegions"]) or "-",
+                ", ".join(r["unpriced"]) or "-",
             )
             for r in data["clusters"]
         ),

@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from aksray.plan.model.demand import gpu_demand, gpu_demand_lines
-from aksray.plan.model.graph import CriticalPath, estimated_seconds, format_duration
+from aksray.plan.model.graph import CriticalPath
 from aksray.plan.model.kai_queues import kai_amount, parent_queue
 from aksray.plan.model.monitoring import monitoring, monitoring_lines
 from aksray.plan.model.plan import Plan, PodSetPlan, WorkloadPlan
 from aksray.plan.report.cluster_summary import cluster, cluster_lines
+from aksray.plan.report.critical_path import critical_path_lines
 from aksray.plan.report.storage_summary import storage, storage_lines
 from aksray.plan.report.tables import NONE, Render, text_table
 from catalog.kai import KAI_RESOURCES
@@ -377,19 +378,3 @@ def _pod_set_cells(p: Mapping[str, Any]) -> tuple[object, ...]:
         p["flavor"] or "never admitted",
         fits,
     )
-
-
-def critical_path_lines(path: Mapping[str, Any]) -> list[str]:
-    """The chain one step per line, each with its estimated duration."""
-    names, types = path["resources"], path["types"]
-    width = max((len(name) for name in names), default=0)
-    steps = [
-        f"  {'→ ' if index else '  '}{name.ljust(width)}  "
-        f"{format_duration(estimated_seconds(kind))}".rstrip()
-        for index, (name, kind) in enumerate(zip(names, types, strict=True))
-    ]
-    return [
-        f"Deploy critical path ({len(names)} resources, about "
-        f"{format_duration(path['estimatedSeconds'])}; estimates from aksray/plan/model/graph.py):",
-        *steps,
-    ]

@@ -9,13 +9,8 @@ from aksray.rehearse.record import Sample, SampleCheck, Verdict
 
 def watch() -> SampleCheck:
     def check(sample: Sample, verdict: Verdict) -> None:
-        for pod in sample.pods:
-            node_name = pod.get("spec", {}).get("nodeName")
-            ref = sample.pod_owner(pod)
-            if not node_name or ref is None or o.is_terminating(pod):
-                continue
+        for pod, ref, node_name, wl in sample.bound_ray_pods():
             ns, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-            wl = sample.workload_by_owner.get((ns, *ref))
             if wl is None or not (o.is_admitted(wl) or o.condition_true(wl, "Finished")):
                 continue  # pods-only-when-admitted's concern
             adm = o.admission(wl)

@@ -21,13 +21,8 @@ def watch() -> SampleCheck:
 
     def check(sample: Sample, verdict: Verdict) -> None:
         seen_now: set[str] = set()
-        for pod in sample.pods:
-            node_name = pod.get("spec", {}).get("nodeName")
-            ref = sample.pod_owner(pod)
-            if not node_name or ref is None or o.is_terminating(pod):
-                continue
+        for pod, ref, node_name, wl in sample.bound_ray_pods():
             ns, pod_name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-            wl = sample.workload_by_owner.get((ns, *ref))
             finished = wl is not None and o.condition_true(wl, "Finished")
             if wl is not None and (o.is_admitted(wl) or finished):
                 continue

@@ -29,10 +29,11 @@ def test_removing_a_team_stops_at_its_protected_container(tmp_path: Path) -> Non
     (error,) = plan.errors()
     container = only(plan, "aksray-storage-vision-data")
     assert (error.kind, error.urn) == ("protected", container.urn)
-    assert error.message.startswith(
+    assert error.message == (
         "BlobContainer vision-data: `pulumi up` applies every other change, then stops: it is "
-        "protected and the new stack removes it; to remove it, copy its data, set "
-        "storage.protect to false while it is still in the stack and `pulumi up`"
+        "protected and the new stack removes it; to remove it, copy its data, then `pulumi "
+        f"state unprotect '{container.urn}'` before this `pulumi up` (or set storage.protect to "
+        "false, which unprotects all of it, in an earlier one)"
     )
     warned = {i.kind for i in plan.warnings()}
     assert {"work-killed", "finalizer-wait", "access-lost"} <= warned
