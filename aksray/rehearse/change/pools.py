@@ -75,8 +75,11 @@ def pool_nodes(kube: Kube, pool: str, rehearsal: str) -> list[str]:
 
 
 def drain_and_delete(kube: Kube, nodes: list[str]) -> int:
-    """What AKS does to a node it removes: its pods evicted, then the node deleted; how many
-    pods were evicted."""
+    """What AKS does to a node it removes: cordoned (nothing new lands on it), its pods evicted,
+    then the node deleted; how many pods were evicted. Without the cordon a scheduler bound the
+    pods KubeRay made again to the nodes about to go (seen on the rig)."""
+    for name in nodes:
+        kube.merge_patch(f"/api/v1/nodes/{name}", {"spec": {"unschedulable": True}})
     gone = set(nodes)
     evicted = 0
     for pod in kube.items("/api/v1/pods"):

@@ -39,12 +39,17 @@ class FakeKube:
         self.nodes = {n["metadata"]["name"]: n for n in nodes}
         self.pods = pods
         self.deleted: list[str] = []
+        self.cordoned: list[str] = []
 
     def items(self, path: str, selector: str | None = None) -> list[dict[str, Any]]:
         if path == "/api/v1/pods":
             return self.pods
         wanted = dict(pair.split("=") for pair in (selector or "").split(",") if pair)
         return [n for n in self.nodes.values() if wanted.items() <= n["metadata"]["labels"].items()]
+
+    def merge_patch(self, path: str, patch: dict[str, Any]) -> None:
+        self.cordoned.append(path.rsplit("/", 1)[1])
+        assert patch == {"spec": {"unschedulable": True}}
 
     def delete(self, path: str) -> None:
         self.deleted.append(path)
@@ -68,6 +73,7 @@ def test_a_replaced_pool_drains_its_nodes_and_comes_back_under_new_names() -> No
     removed, evicted = apply_pool_change(kube, change, "run-r")  # type: ignore[arg-type]
     assert removed == {node_name("a100", i) for i in range(7)}
     assert evicted == 1
+    assert kube.cordoned == sorted(removed)  # before any pod is evicted
     assert kube.deleted[0] == "/api/v1/namespaces/team-a/pods/p"
     assert sorted(kube.nodes) == sorted(
         [*(node_name("a100", i, 1) for i in range(7)), "aks-a100-users-own"]

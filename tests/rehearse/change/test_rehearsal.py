@@ -87,13 +87,16 @@ def events(which: str, workload: str, what: str) -> list[dict[str, Any]]:
     return [e for e in result(which)["events"] if e["workload"] == workload and e["what"] == what]
 
 
-def change_at(number: int) -> float:
-    (found,) = [e["t"] for e in events("sequence", "change", str(number))]
-    return float(found)
-
-
-def between(which: str, start: float, end: float) -> list[dict[str, Any]]:
-    return [e for e in result(which)["events"] if start <= e["t"] < end]
+def step_events(number: int) -> list[dict[str, Any]]:
+    """The events of change `number`: from its note to the next change's (or the end), by
+    their place in the timeline (two events may share a tenth of a second)."""
+    timeline: list[dict[str, Any]] = result("sequence")["events"]
+    starts = {
+        int(e["what"]): i
+        for i, e in enumerate(timeline)
+        if e["workload"] == "change" and e["what"].isdigit()
+    }
+    return timeline[starts[number] : starts.get(number + 1, len(timeline))]
 
 
 @pytest.mark.parametrize("which", ["sequence", "upgrade"])
@@ -117,7 +120,7 @@ def test_the_engines_preview_of_each_change_lists_what_the_plan_predicts(number:
 
 
 def test_a_team_added_moved_or_a_pool_grown_touches_no_running_work() -> None:
-    quiet = between("sequence", change_at(1), change_at(4))
+    quiet = [*step_events(1), *step_events(2), *step_events(3)]
     assert [e for e in quiet if e["what"] in ("evicted", "preempted", "pods deleted")] == []
     grown = events("sequence", "pool a100", "nodes")[0]["detail"]
     assert grown == "maxCount 6 -> 7: nodes follow; 0 pod(s) evicted"
@@ -130,7 +133,7 @@ def test_a_new_vm_size_takes_every_pod_on_the_pool_and_the_work_comes_back() -> 
         "node(s) drained and deleted, 7 new ones; "
     )
     assert int(replaced.rsplit("; ", 1)[1].split()[0]) >= 4  # the gang's 2, the endpoint, aurora
-    during = between("sequence", change_at(4), change_at(5))
+    during = step_events(4)
     (back,) = [e["detail"] for e in during if e["what"] == "pods bound again"]
     assert back == "on the new nodes: aurora-finetune, llm-serve, qwen-lora"
 
@@ -138,7 +141,7 @@ def test_a_new_vm_size_takes_every_pod_on_the_pool_and_the_work_comes_back() -> 
 def test_the_endpoint_replaced_serves_nothing_until_the_new_one_is_bound() -> None:
     """KubeRay's zero-downtime upgrade never runs: the program replaces the RayService, deleting
     it first, so the endpoint is down from its old pods going to its new ones bound."""
-    during = between("sequence", change_at(5), change_at(6))
+    during = step_events(5)
     down = [e for e in during if e["workload"] == "llm-serve" and e["what"] == "serving nothing"]
     (back,) = [e for e in during if e["workload"] == "llm-serve" and e["what"] == "serving again"]
     assert down and down[0]["t"] < back["t"]
@@ -149,7 +152,7 @@ def test_the_endpoint_replaced_serves_nothing_until_the_new_one_is_bound() -> No
 def test_an_endpoint_replaced_after_a_quota_cut_below_it_is_not_admitted_again() -> None:
     """The cut spared the running endpoint (Kueue never evicts for it); its replacement is new
     work, admitted only within the new quota, which is smaller than it."""
-    after = between("sequence", change_at(10), float("inf"))
+    after = step_events(10)
     assert [e for e in after if e["workload"] == "llm-serve" and e["what"] == "serving nothing"]
     assert not [e for e in after if e["workload"] == "llm-serve" and e["what"] == "serving again"]
     waits = [n for n in result("sequence")["notes"] if n.startswith(title(10))]
@@ -157,13 +160,13 @@ def test_an_endpoint_replaced_after_a_quota_cut_below_it_is_not_admitted_again()
 
 
 def test_a_quota_cut_below_the_running_gang_evicts_nothing() -> None:
-    after = between("sequence", change_at(6), change_at(7))
+    after = step_events(6)
     assert [e for e in after if e["what"] in ("evicted", "preempted")] == []
     assert verdict("sequence", "admitted-within-quota")["held"]
 
 
 def test_a_team_removed_while_its_job_runs_goes_with_it_and_pulumi_up_ends() -> None:
-    after = between("sequence", change_at(7), change_at(8))
+    after = step_events(7)
     assert [e for e in after if e["workload"].startswith("aurora-finetune")
             and e["what"] == "pods deleted"]  # fmt: skip
     (up,) = [e for e in after if e["workload"] == "pulumi" and e["what"] == "up"]
@@ -171,12 +174,12 @@ def test_a_team_removed_while_its_job_runs_goes_with_it_and_pulumi_up_ends() -> 
 
 
 def test_a_chart_source_switch_restarts_both_operators_and_monitoring_restarts_kueue() -> None:
-    switch = between("sequence", change_at(8), change_at(9))
+    switch = step_events(8)
     restarted = [e["detail"] for e in switch if e["what"] == "restarted"]
     assert len(restarted) == 2
     assert "(chart, repositoryOpts, values.image.repository)" in restarted[0]
     assert "values.controllerManager.manager.image.repository" in restarted[1]
-    monitoring = between("sequence", change_at(9), change_at(10))
+    monitoring = step_events(9)
     (kueue,) = [e["detail"] for e in monitoring if e["what"] == "restarted"]
     assert "(values.managerConfig.controllerManagerConfigYaml)" in kueue
     assert not [e for e in (*switch, *monitoring) if e["what"] in ("evicted", "preempted")]
