@@ -2,7 +2,7 @@
 
 import pulumi
 
-from components.multikueue_platform import MultiKueuePlatform
+from components.multikueue.platform import MultiKueuePlatform
 from components.platform import Platform
 from settings.load import huggingface_token, load_settings
 

@@ -66,6 +66,9 @@ class HelmChart:
     version: str  # exactly as the chart repository publishes it
     repository: str  # an https chart repository, or an oci:// registry path without the chart
     namespace: str  # the namespace the release (and the stack) owns
+    # CRDs the chart keeps in `crds/` with nothing that upgrades them: Helm installs that folder
+    # on the first install only, so the stack registers them itself (components/chart_crds.py)
+    stack_crds: tuple[str, ...] = ()
 
     @property
     def is_oci(self) -> bool:
@@ -93,12 +96,23 @@ GPU_OPERATOR: Final = HelmChart(
 KUEUE_VERSION: Final = "0.19.2"
 KUBERAY_VERSION: Final = "1.6.2"
 
+# KubeRay's chart keeps its CRDs in `crds/` only, with no hook to upgrade them (the GPU Operator
+# and KAI upgrade theirs in pre-upgrade hooks; Kueue's are templates, which Helm upgrades):
+# these are the files of that folder at 1.6.2, in both sources' charts.
+KUBERAY_CRDS: Final = (
+    "rayclusters.ray.io",
+    "raycronjobs.ray.io",
+    "rayjobs.ray.io",
+    "rayservices.ray.io",
+)
+
 KUBERAY_OPERATOR: Final = HelmChart(
     release="kuberay-operator",
     chart="kuberay-operator",
     version=KUBERAY_VERSION,
     repository="https://ray-project.github.io/kuberay-helm/",
     namespace="kuberay-system",
+    stack_crds=KUBERAY_CRDS,
 )
 KUEUE: Final = HelmChart(
     release="kueue",
@@ -128,6 +142,7 @@ MCR_KUBERAY_OPERATOR: Final = HelmChart(
     version=KUBERAY_VERSION,
     repository=MCR_HELM_REGISTRY,
     namespace=KUBERAY_OPERATOR.namespace,
+    stack_crds=KUBERAY_CRDS,
 )
 MCR_KUEUE: Final = HelmChart(
     release=KUEUE.release,

@@ -14,8 +14,9 @@ templates client-side, drops Helm hooks and turns the chart's `crds/` into stack
   only once its certificates are in place and its webhook server listens
   (`cmd/kueue/main.go` readyz check at v0.19.2). One resource is one edge to depend on.
 - KubeRay: no hooks either; a Release keeps the four charts alike and waits for the operator.
-  Helm installs `crds/` on first install only: bumping KubeRay needs its CRDs applied by hand
-  (docs/cluster-software.md).
+  Helm installs `crds/` on first install only and KubeRay has no hook that upgrades them, so the
+  stack registers them itself, from the same chart, before the release (components/chart_crds.py):
+  an operator upgrade is one `pulumi up`.
 
 KAI's queue webhook appears only after Helm's wait (KAI's operator registers it): a Job that
 proves it serves stands between the KAI release and every KAI Queue (manifests/kai_webhook.py).
@@ -41,6 +42,7 @@ from catalog.versions import (
     HelmChart,
     release_for_api_version,
 )
+from components.chart_crds import chart_crds
 from components.k8s_objects import create_object
 from manifests.helm_values import (
     gpu_operator_values,
@@ -187,6 +189,7 @@ class ClusterOperators(pulumi.ComponentResource):
             pulumi.ResourceOptions(parent=self, provider=provider),
         )
         self.namespaces[chart.release] = namespace
+        crds = chart_crds(name, chart, provider=provider, parent=self)
         repository = (
             k8s.helm.v3.RepositoryOptsArgs(repo=chart.repository_url)
             if chart.repository_url
@@ -204,9 +207,13 @@ class ClusterOperators(pulumi.ComponentResource):
                 create_namespace=False,
                 values=values,
                 skip_await=False,
+                # The stack's own CRD resources stand for the chart's crds/ (chart_crds.py).
+                skip_crds=bool(crds),
                 timeout=RELEASE_TIMEOUT_SECONDS,
             ),
             opts=pulumi.ResourceOptions(
-                parent=self, provider=provider, depends_on=[namespace, *(depends_on or [])]
+                parent=self,
+                provider=provider,
+                depends_on=[namespace, *crds, *(depends_on or [])],
             ),
         )

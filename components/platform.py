@@ -21,7 +21,7 @@ from settings.access.blob import blob_access
 from settings.model import ClusterSettings, Settings
 
 # A MultiKueue manager's dispatch, built from the manager so far and its operators: per team,
-# the AdmissionCheck its queues come after (components/multikueue_platform.py).
+# the AdmissionCheck its queues come after (components/multikueue/platform.py).
 Dispatch = Callable[["Platform", ClusterOperators], Mapping[str, Sequence[pulumi.Resource]]]
 
 

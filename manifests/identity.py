@@ -4,7 +4,7 @@ which role they hold. Plain data; components/storage.py registers it.
 Granularity: one user-assigned identity per team, with one federated identity credential per
 service account the team's Ray pods run as: `ray-workload` always, and `ray-elastic-head` for a
 team that runs an elastic workload (its heads hold the Ray autoscaler's Kubernetes rights, so
-they run as an account of their own: manifests/autoscaler_access.py). Each team's pods can then
+they run as an account of their own: manifests/access/autoscaler.py). Each team's pods can then
 act only as their own identity, role assignments and sign-in logs stay per team, and the Azure
 limit of 20 federated credentials per identity is never approached however many teams a stack
 has (a hundred teams are a hundred identities with at most two credentials each).

@@ -115,10 +115,17 @@ def cohort(department: str) -> dict[str, Any]:
 
 
 def flavor_entry(flavor: FlavorQuota) -> dict[str, Any]:
-    """One entry of `resourceGroups[0].flavors`: every covered resource, in the table's order."""
+    """One entry of `resourceGroups[0].flavors`: every covered resource, in the table's order.
+
+    Every amount is a quantity string, a GPU count too: Kueue's ClusterQueue webhook writes
+    them back as strings, and a number here would differ from the live object, so the
+    Kubernetes provider would preview an update of a queue nothing changed."""
     resources = []
     for resource, quota in flavor.resources:
-        write = RESOURCE_KINDS[resource].format
+
+        def write(amount: int, resource: str = resource) -> str:
+            return str(RESOURCE_KINDS[resource].format(amount))
+
         entry: dict[str, Any] = {"name": resource, "nominalQuota": write(quota.nominal)}
         if quota.borrowing_limit is not None:
             entry["borrowingLimit"] = write(quota.borrowing_limit)

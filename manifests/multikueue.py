@@ -1,6 +1,6 @@
 """MultiKueue objects on the manager: what it needs to dispatch to its workers, and the
 kubeconfig it reaches each worker with (Kueue v0.19.2, `admissionchecks/multikueue/`). What
-each worker lets the manager do is manifests/multikueue_access.py.
+each worker lets the manager do is manifests/access/multikueue.py.
 
 The manager reaches a worker with a kubeconfig holding a static ServiceAccount token: Kueue
 refuses kubeconfigs with an exec plugin or an auth provider (Entra ID logins are exec plugins).
@@ -14,9 +14,9 @@ from typing import Any, Final
 import yaml
 
 from catalog.versions import KUEUE, KUEUE_API_VERSION
+from manifests.access.multikueue import MANAGER_ACCOUNT, RAY_RESOURCES, labels
 from manifests.helm_values import KUEUE_FRAMEWORK_BY_KIND
 from manifests.kueue import MULTIKUEUE_CONTROLLER
-from manifests.multikueue_access import MANAGER_ACCOUNT, RAY_RESOURCES, labels
 from scheduling.queues import multikueue_check
 
 KUBECONFIG_KEY: Final = "kubeconfig"  # the key Kueue reads in the kubeconfig Secret

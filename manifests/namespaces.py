@@ -12,7 +12,7 @@ from catalog.project import PROJECT
 RAY_SERVICE_ACCOUNT: Final = "ray-workload"
 # The head of an elastic workload runs under its own account: KubeRay binds the Ray
 # autoscaler's Role (patch pods and RayClusters) to the head's account, which must then be one
-# no worker runs as (manifests/autoscaler_access.py). Federated to the team's identity too.
+# no worker runs as (manifests/access/autoscaler.py). Federated to the team's identity too.
 ELASTIC_HEAD_SERVICE_ACCOUNT: Final = "ray-elastic-head"
 MANAGED_BY: Final = {"app.kubernetes.io/managed-by": PROJECT}
 # What the admission policies read of a team's namespace (manifests/access/admission.py): no team
@@ -84,7 +84,7 @@ def team_service_account(
             "annotations": dict(annotations or {}),
         },
         # Ray pods call no Kubernetes API; keep the token out of them. The Ray autoscaler,
-        # which does, gets its own mount (manifests/autoscaler_access.py).
+        # which does, gets its own mount (manifests/access/autoscaler.py).
         "automountServiceAccountToken": False,
     }
 

@@ -35,7 +35,7 @@ from typing import Any, Final, Protocol
 from catalog.pools import CPU_POOL_NAME, pool_node_labels
 from catalog.quantities import GPU_RESOURCE, parse_cpu_millis, parse_memory_bytes
 from catalog.versions import RAY_IMAGE, RAY_VERSION
-from manifests.autoscaler_access import autoscaler_token_mount, with_autoscaler_access
+from manifests.access.autoscaler import autoscaler_token_mount, with_autoscaler_access
 from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
 from manifests.pod_security import container_security_context, pod_security_context
 from scheduling.amounts import Amounts
@@ -345,8 +345,14 @@ def ray_cluster_spec(
         (*_HEAD_PORTS, *_METRICS_PORTS, *serve_ports),
         node_selector=HEAD_NODE_SELECTOR,
     )
-    if workload.elastic:  # the autoscaler's API rights stay with it (autoscaler_access.py)
+    if workload.elastic:  # its autoscaler's API rights stay with it (access/autoscaler.py)
         head = with_autoscaler_access(head, ELASTIC_HEAD_SERVICE_ACCOUNT)
+    workers = [
+        _worker_group_spec(g, template(WORKER_CONTAINER, g.pod, (*_METRICS_PORTS, *serve_ports)))
+        for g in groups
+    ]
+    if workers:  # Kueue's webhook writes an empty list back absent: a head-only job would differ
+        cluster["workerGroupSpecs"] = workers
     return cluster | {
         "headGroupSpec": {
             # No tasks on the head: the driver (or Serve's controller) runs there, the work on
@@ -358,12 +364,6 @@ def ray_cluster_spec(
             },
             "template": head,
         },
-        "workerGroupSpecs": [
-            _worker_group_spec(
-                group, template(WORKER_CONTAINER, group.pod, (*_METRICS_PORTS, *serve_ports))
-            )
-            for group in groups
-        ],
     }
 
 

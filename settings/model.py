@@ -396,5 +396,5 @@ class Settings:
     @property
     def elastic_teams(self) -> frozenset[str]:
         """Teams with an enabled elastic workload (staged ones too): their elastic heads run
-        as a service account of their own (manifests/autoscaler_access.py)."""
+        as a service account of their own (manifests/access/autoscaler.py)."""
         return frozenset(w.team for w in self.enabled_workloads if w.elastic)

@@ -10,6 +10,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from types import FrameType
 from typing import Any, TextIO
@@ -61,6 +62,21 @@ def add_parser(
         help="what places the Ray pods on the rig (default: kai-scheduler, as the platform "
         "ships; kube-scheduler binds them one by one, without gangs, to compare)",
     )
+    rehearse.add_argument(
+        "--since",
+        action="append",
+        metavar="OLD",
+        help="play a change: apply OLD (the stack as deployed: a file, or REF:PATH read from "
+        "git) with its workloads running, then `pulumi up` this stack, checking the engine's "
+        "preview against `aksray plan --since OLD` and what survives; repeat it to play a "
+        "sequence of changes, oldest first (docs/rehearsal.md)",
+    )
+    rehearse.add_argument(
+        "--upgrade-operators",
+        action="store_true",
+        help="start Kueue and KubeRay at the versions the platform shipped before (Kueue "
+        "v0.17.1, KubeRay v1.6.1) and upgrade them under the running work",
+    )
     rehearse.add_argument("--json", action="store_true", help="print one JSON document")
 
 
@@ -104,6 +120,10 @@ def multikueue(args: argparse.Namespace, config_file: Path, name: str) -> Any:
             f"error: --scheduler {args.scheduler}: the workers of a stack with `multikueue` run "
             "KAI as the platform ships it; leave --scheduler out"
         )
+    if args.since or args.upgrade_operators:
+        refused.append("error: --since: a change to a stack with `multikueue` is not rehearsed "
+                       "(the manager and its workers are rehearsed from an empty start); plan "
+                       "it with `aksray plan --since`")  # fmt: skip
     if args.scenario not in (None, MULTIKUEUE_SCENARIO, ALL):
         refused.append(f"error: --scenario {args.scenario}: a stack with `multikueue` plays the "
                        f"`{MULTIKUEUE_SCENARIO}` scenario (the default); the one-cluster "
@@ -111,6 +131,34 @@ def multikueue(args: argparse.Namespace, config_file: Path, name: str) -> Any:
     if refused:
         raise InvalidConfigError(refused)
     return rehearse_multikueue(config_file, name, progress_printer())
+
+
+def change(args: argparse.Namespace, config_file: Path, name: str) -> Any:
+    """`--since` and `--upgrade-operators`: a change rehearsal on a rig of its own."""
+    from aksray.cli.since import SinceError, old_stack_file
+    from aksray.rehearse.change.run import rehearse_since
+    from aksray.rehearse.run import InvalidConfigError
+
+    refused = []
+    if args.kubeconfig is not None:
+        refused.append(f"error: --kubeconfig {args.kubeconfig}: a change is rehearsed on a rig "
+                       "the rehearsal starts (it changes nodes and operators as AKS would); "
+                       "leave --kubeconfig out")  # fmt: skip
+    if args.scenario is not None:
+        refused.append(f"error: --scenario {args.scenario}: --since and --upgrade-operators "
+                       "play the change itself, with every workload of the stack running; "
+                       "leave --scenario out")  # fmt: skip
+    if refused:
+        raise InvalidConfigError(refused)
+    with ExitStack() as files:
+        try:
+            since = [(old, files.enter_context(old_stack_file(old))) for old in args.since or []]
+        except SinceError as exc:
+            raise InvalidConfigError([f"error: {line}" for line in exc.lines]) from None
+        return rehearse_since(
+            config_file, name, since, upgrade=args.upgrade_operators,
+            scheduler=args.scheduler, progress=progress_printer(),
+        )  # fmt: skip
 
 
 def kubeconfig_problem(path: Path) -> str | None:
@@ -155,7 +203,8 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
 
     # A stack file it cannot read is one line (aksray/cli/main.py prints the StackFileError).
     load_stack_config(config_file, project_file=PROJECT_FILE)
-    if args.kubeconfig is not None and not is_multikueue(config_file):
+    changing = bool(args.since or args.upgrade_operators)
+    if args.kubeconfig is not None and not is_multikueue(config_file) and not changing:
         problem = kubeconfig_problem(args.kubeconfig)
         if problem:
             print(f"error: --kubeconfig {args.kubeconfig}: {problem}", file=sys.stderr)
@@ -170,6 +219,8 @@ def run(args: argparse.Namespace, config_file: Path, stack: str | None) -> int:
     try:
         if is_multikueue(config_file):
             results = [multikueue(args, config_file, name)]
+        elif changing:
+            results = [change(args, config_file, name)]
         elif args.scenario == MULTIKUEUE_SCENARIO:
             raise InvalidConfigError(
                 [f"error: --scenario {MULTIKUEUE_SCENARIO}: {config_file} has no `multikueue` "

@@ -67,6 +67,8 @@ EXAMPLES: Final[dict[str, tuple[str, ...]]] = {
     "rehearse": (
         "aksray rehearse --stack dev --scenario inference-preempts-training",
         "aksray rehearse --stack prod --scenario all --json",
+        "aksray rehearse --stack prod --since origin/main:stacks/Pulumi.prod.yaml  # the change",
+        "aksray rehearse --stack dev --upgrade-operators  # from the operators shipped before",
     ),
     "verify": ("aksray verify --stack prod --kubeconfig ~/.kube/config",),
 }

@@ -8,10 +8,13 @@ a deploy-time value will go.
 from __future__ import annotations
 
 import base64
+import json
 from collections.abc import Callable
 from typing import Any, Final
 
 from pulumi.runtime import MockCallArgs, MockResourceArgs, Mocks
+
+from catalog.versions import CHART_SETS
 
 PLACEHOLDER_PREFIX: Final = "<unknown until deploy: "
 
@@ -162,7 +165,32 @@ def _credentials(args: MockCallArgs) -> dict[str, Any]:
     return {"kubeconfigs": [{"name": "clusterUser", "value": _kubeconfig(cluster)}]}
 
 
+def _chart_crds(args: MockCallArgs) -> dict[str, Any]:
+    """`kubernetes:helm:template` offline: no chart is fetched, so the chart's CRDs are the ones
+    the catalog lists for it, each schema a placeholder naming the chart and version (not where
+    it comes from: both registries publish the same chart, so a switch changes no schema)."""
+    options = json.loads(str(args.args.get("jsonOpts") or "{}"))
+    chart = options.get("chart")
+    found = [c for s in CHART_SETS.values() for c in s.charts if c.chart_ref == chart]
+    if not found:
+        return {"result": []}
+    return {
+        "result": [
+            {
+                "apiVersion": "apiextensions.k8s.io/v1",
+                "kind": "CustomResourceDefinition",
+                "metadata": {"name": name},
+                "spec": placeholder(
+                    f"the schema of {name} in chart {found[0].chart} {found[0].version}"
+                ),
+            }
+            for name in found[0].stack_crds
+        ]
+    }
+
+
 _INVOKES: Final[dict[str, Callable[[MockCallArgs], dict[str, Any]]]] = {
+    "kubernetes:helm:template": _chart_crds,
     "azure-native:containerservice:listManagedClusterUserCredentials": _credentials,
     "azure-native:containerservice:listManagedClusterAdminCredentials": _credentials,
     "azure-native:authorization:getClientConfig": lambda _args: {

@@ -43,6 +43,8 @@ class Observer:
     after_sample: list[Callable[[Sample], None]] = field(default_factory=list)
     # Called with every timeline event as it is recorded (the progress a terminal shows).
     on_event: list[Callable[[TimelineEvent], None]] = field(default_factory=list)
+    # What Kueue had admitted when the latest change to the stack began (Sample.admitted_before).
+    admitted_before: frozenset[str] = frozenset()
 
     def now(self) -> float:
         return time.monotonic() - self.started
@@ -76,7 +78,7 @@ class Observer:
         }
         sample = Sample(
             self.now(), workloads, pods, owners, dict(self._cluster_owner), nodes,
-            o.flavor_pools(flavors), queues,
+            o.flavor_pools(flavors), queues, self.admitted_before,
         )  # fmt: skip
         self._timeline(sample)
         self._check(sample)

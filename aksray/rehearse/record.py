@@ -94,6 +94,9 @@ class Sample:
     nodes: dict[str, dict[str, Any]]
     flavor_pool: dict[str, str]
     queues: dict[str, dict[str, Any]]
+    # Workloads (namespace/name) Kueue had admitted when the latest change to the stack began
+    # (`aksray rehearse --since`): a quota cut may leave them over the new quota.
+    admitted_before: frozenset[str] = frozenset()
 
     def workload_name(self, ns: str, ref: tuple[str, str] | None) -> str:
         """How the timeline names the RayJob or RayService `ref` of namespace `ns`."""

@@ -2,67 +2,42 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from aksray.live.kube import Discovery, Kube, credentials_from_kubeconfig
+from aksray.live.kube import Discovery, Kube
 from aksray.rehearse import scenarios
 from aksray.rehearse.invariants.destroy_leaves_nothing import judge as judge_destroy
 from aksray.rehearse.invariants.ray_token_required import TokenWatch, keep_heads_reachable
 from aksray.rehearse.observer import Observer
 from aksray.rehearse.record import TimelineEvent, Verdict
-from aksray.rehearse.rig.bringup import start_rig
-from aksray.rehearse.rig.controllers.kai import KaiSetup
-from aksray.rehearse.rig.controllers.kueue import pods_ready_note
-from aksray.rehearse.rig.controlplane import (
-    CLUSTER_DOMAIN,
-    KUBECONFIG_CONTEXT,
-    remove_run_data,
-    rig_run_dir,
-)
-from aksray.rehearse.rig.dashboard import DashboardState, HeadHosts, StandInDashboard
+from aksray.rehearse.rig.controlplane import KUBECONFIG_CONTEXT, rig_run_dir
 from aksray.rehearse.rig.engine import EngineStack
 from aksray.rehearse.rig.footprint import Nodes, leftovers
-from aksray.rehearse.rig.prerequisites import (
-    controller_versions,
-    engine_toolchain,
-    missing_prerequisites,
-    rig_toolchain,
-)
-from aksray.rehearse.rig.processes import Supervisor
+from aksray.rehearse.rig.prerequisites import engine_toolchain, missing_prerequisites
 from aksray.rehearse.rig.toolchain import EngineToolchain, ToolchainMissingError
 from aksray.rehearse.scenarios.context import Context
 from aksray.rehearse.scenarios.endpoint_scales import scale_ray_cluster
 from aksray.rehearse.scenarios.sizing import NotApplicableError
 from aksray.rehearse.stack import read_stack_file, rehearsal_config, stack_workloads
-from manifests.helm_values import kueue_manager_config
+from aksray.rehearse.target import KAI, Progress, Target, target
+
+# Re-exported: the MultiKueue rehearsal imports it from here.
+from aksray.rehearse.target import quiet as quiet  # noqa: PLC0414
 from workloads.catalog import WORKLOADS
 
 if TYPE_CHECKING:
     from aksray.offline.runner import RunResult
     from settings.model import Settings
 
-KUBE_SCHEDULER_NOTE = (
-    "--scheduler kube-scheduler: no KAI on this rig, kube-scheduler binds the Ray pods one by one "
-    "(no gangs), as a comparison with what the platform ships"
-)
 DEFAULT_RUN_S = 8.0
-KAI: Final = "kai-scheduler"
-KUBE_SCHEDULER: Final = "kube-scheduler"
-SCHEDULERS: Final = (KAI, KUBE_SCHEDULER)
-Progress = Callable[[str], None]
-
-
-def quiet(_line: str) -> None:
-    """No progress shown (not a terminal)."""
 
 
 class InvalidConfigError(Exception):
@@ -99,8 +74,16 @@ class ScenarioResult:
         }
 
 
-def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
-    """Run the program offline on the rehearsal stack: what it registers, or every problem."""
+def validate(
+    stack: dict[str, Any],
+    run_dir: Path,
+    name: str,
+    *,
+    monitoring: bool = False,
+    workloads: Mapping[str, Any] | None = None,
+) -> RunResult:
+    """Run the program offline on the rehearsal stack: what it registers, or every problem
+    (`monitoring`, `workloads`: as rehearsal_config takes them)."""
     from aksray.offline.runner import run_program
 
     if stack.get("multikueue"):
@@ -114,7 +97,9 @@ def validate(stack: dict[str, Any], run_dir: Path, name: str) -> RunResult:
             ]
         )
     path = run_dir / f"Pulumi.{name}.yaml"
-    config = {"config": rehearsal_config(stack, KUBECONFIG_CONTEXT)}
+    config = {
+        "config": rehearsal_config(stack, KUBECONFIG_CONTEXT, workloads, monitoring=monitoring)
+    }
     path.write_text(yaml.safe_dump(config), encoding="utf-8")
     result = run_program(path, stack=name)
     if result.problems:
@@ -179,77 +164,6 @@ def job_timing(run_times: dict[str, float]) -> Any:
 
 
 @dataclass
-class Target:
-    """Where a rehearsal runs: the rig it started, or the user's cluster."""
-
-    kube: Kube
-    kubeconfig: Path
-    context: str
-    controllers: dict[str, str]
-    hosts: HeadHosts | None = None
-    dashboard: DashboardState | None = None
-    supervisor: Supervisor | None = None
-    notes: list[str] = field(default_factory=list)
-
-
-@contextlib.contextmanager
-def target(
-    kubeconfig: Path | None,
-    run_dir: Path,
-    settings: Settings,
-    scheduler: str = KAI,
-    progress: Progress = quiet,
-) -> Iterator[Target]:
-    """The cluster to rehearse on: the user's (`kubeconfig`), or a rig whose Kueue runs the
-    configuration the stack's Kueue release would get and whose KAI runs what the stack's KAI
-    runs (`scheduler` KUBE_SCHEDULER: no KAI, kube-scheduler binds the Ray pods)."""
-    if kubeconfig is not None:
-        config = yaml.safe_load(kubeconfig.read_text(encoding="utf-8")) or {}
-        kube = Kube(credentials_from_kubeconfig(kubeconfig))
-        version = (kube.get_or_none("/version") or {}).get("gitVersion", "unknown")
-        yield Target(
-            kube,
-            kubeconfig,
-            str(config.get("current-context", "")),
-            {"kubernetes": str(version), "cluster": f"the current context of {kubeconfig}"},
-            notes=[
-                "a cluster of your own: no stand-in Ray dashboard, so a RayJob stays Running "
-                "until KubeRay's status-check timeout fails it; admission, preemption and "
-                "binding are the cluster's own controllers'"
-            ],
-        )
-        return
-    tools = rig_toolchain()
-    kueue_config = kueue_manager_config(metrics=False, pods_ready=settings.scheduling.pods_ready)
-    kai = KaiSetup.of(settings) if scheduler == KAI else None
-    progress(f"starting the rig (etcd, kube-apiserver, controllers, Kueue, {scheduler}, KubeRay)")
-    plane = start_rig(tools, run_dir, kueue_config, kai)
-    progress(f"rig up in {plane.timings.get('total', 0):.1f}s")
-    state = DashboardState()
-    dashboard = StandInDashboard(plane.dashboard_address, plane.node_address, state)
-    try:
-        notes = [
-            *(plane.notes if kai is not None else [KUBE_SCHEDULER_NOTE]),
-            pods_ready_note(kueue_config),
-            f"rig bring-up {plane.timings.get('total', 0):.1f}s",
-        ]
-        yield Target(
-            plane.kube,
-            plane.kubeconfig,
-            KUBECONFIG_CONTEXT,
-            controller_versions(tools, scheduler),
-            HeadHosts(plane.kuberay_etc, plane.dashboard_address, CLUSTER_DOMAIN),
-            state,
-            plane.supervisor,
-            notes,
-        )
-    finally:
-        dashboard.close()
-        plane.stop()
-        remove_run_data(run_dir)
-
-
-@dataclass
 class Rehearsal:
     """One stack on one target: scenarios played one after another, each destroyed after."""
 
@@ -267,13 +181,15 @@ class Rehearsal:
     def namespaces(self) -> tuple[str, ...]:
         return tuple(sorted({t.namespace for t in self.settings.scheduling.teams}))
 
-    def observer(self) -> Observer:
-        observer = Observer(self.target.kube, self.namespaces)
+    def observer(self, namespaces: tuple[str, ...] | None = None) -> Observer:
+        """An observer of `namespaces` (default: the stack's teams')."""
+        watched = self.namespaces if namespaces is None else namespaces
+        observer = Observer(self.target.kube, watched)
         observer.on_event.append(lambda event: self.progress(f"  {event.line(120)}"))
         if self.target.hosts is not None:
             self.tokens = keep_heads_reachable(
                 observer.before_sample, observer.note, kube=self.target.kube,
-                namespaces=self.namespaces, hosts=self.target.hosts,
+                namespaces=watched, hosts=self.target.hosts,
                 dashboard=self.target.dashboard,
             )  # fmt: skip
         return observer
@@ -319,12 +235,8 @@ class Rehearsal:
             result.applicable = False
             result.notes.append(f"not applicable to this stack: {why}")
         finally:
-            self._tear_down(engine_stack, observer)
-        result.events = observer.events
-        tokens = [self.tokens.verdict] if self.tokens is not None else []
-        result.invariants = observer.verdict_list() + tokens + ctx.checks
-        result.notes += ctx.notes
-        result.seconds = time.monotonic() - t0
+            self.tear_down(engine_stack, observer)
+        self.finish(result, observer, ctx.checks, ctx.notes, t0)
         verdict = "held" if result.held else "BROKEN"
         self.progress(f"{self.name}: {scenario} {verdict} in {result.seconds:.0f}s")
         if self.target.supervisor is not None:
@@ -332,7 +244,24 @@ class Rehearsal:
             result.notes.append(f"rig processes' peak memory so far: {peak} MiB")
         return result
 
-    def _tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
+    def finish(
+        self,
+        result: ScenarioResult,
+        observer: Observer,
+        checks: list[Verdict],
+        notes: list[str],
+        t0: float,
+    ) -> ScenarioResult:
+        """`result` with what was observed since `t0`: the timeline, every verdict (the sampled
+        invariants, the token's where the rig stood in the dashboard, `checks`) and `notes`."""
+        result.events = observer.events
+        tokens = [self.tokens.verdict] if self.tokens is not None else []
+        result.invariants = observer.verdict_list() + tokens + checks
+        result.notes += notes
+        result.seconds = time.monotonic() - t0
+        return result
+
+    def tear_down(self, engine_stack: EngineStack, observer: Observer) -> None:
         observer.note("pulumi", "destroy", f"in {engine_stack.destroy():.1f}s")
         left = leftovers(self.target.kube, self.namespaces) + engine_stack.resources_left()
         judge_destroy(observer.verdicts["destroy-leaves-nothing"], left)

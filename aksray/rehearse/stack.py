@@ -56,9 +56,15 @@ def read_stack_file(path: Path) -> dict[str, Any]:
 
 
 def rehearsal_config(
-    stack: Mapping[str, Any], context: str, workloads: Mapping[str, Any] | None = None
+    stack: Mapping[str, Any],
+    context: str,
+    workloads: Mapping[str, Any] | None = None,
+    *,
+    monitoring: bool = False,
 ) -> dict[str, Any]:
-    """The namespaced config of the rehearsal stack (what goes under `config:`)."""
+    """The namespaced config of the rehearsal stack (what goes under `config:`). `monitoring`:
+    the stack's `observability.enabled` is kept, its scrape objects made for a Prometheus
+    Operator (the rig then stands in the operator's CRDs); else it is dropped."""
     cluster = dict(stack.get("cluster") or {})
     derived_cluster = {k: cluster[k] for k in KEPT_CLUSTER_KEYS if k in cluster}
     derived_cluster.update({"mode": "existing", "kubeconfigContext": context})
@@ -68,8 +74,12 @@ def rehearsal_config(
     derived_storage: dict[str, Any] = {"enabled": True, "existingAccount": REHEARSAL_ACCOUNT}
     if "containers" in storage:
         derived_storage["containers"] = storage["containers"]
+    # The rig's operators are its own processes, with no chart: nothing to install, from no
+    # source (`operators.chartSource` is refused without `install`).
     operators = {
-        k: v for k, v in (stack.get("operators") or {}).items() if k not in ("install", "metrics")
+        k: v
+        for k, v in (stack.get("operators") or {}).items()
+        if k not in ("install", "metrics", "chartSource")
     }
     operators["install"] = False
     config: dict[str, Any] = {
@@ -79,6 +89,8 @@ def rehearsal_config(
         "scheduling": with_members(stack.get("scheduling") or {}),
         "workloads": dict(workloads if workloads is not None else stack.get("workloads") or {}),
     }
+    if monitoring and (stack.get("observability") or {}).get("enabled") is True:
+        config["observability"] = {"enabled": True, "prometheusOperator": True}
     return {f"{PROJECT}:{key}": value for key, value in config.items()}
 
 

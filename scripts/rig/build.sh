@@ -13,6 +13,9 @@
 #                                     aksray/rehearse/rig/controllers/ declares them (its BUILD:
 #                                     `.venv/bin/python -m aksray.rehearse.rig.recipes` lists them;
 #                                     today Kueue, KAI's five services and the KubeRay operator)
+#       bin/<binary>-<version>, data/<top>-<version>/
+#                                     a controller's previous version (<NAME>_PREVIOUS_VERSION), for
+#                                     the operator-upgrade rehearsal: piece <piece>-<version>
 #
 # The cache lives outside the repository so that every clone on the machine (and CI) reuses it.
 # A second run with the cache present does nothing; a piece rebuilds when its binary is missing or
@@ -27,13 +30,15 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 force=0
 pieces=""
 print_dir=0
+list=0
 for arg in "$@"; do
   case "$arg" in
     --force) force=1 ;;
     --print-dir) print_dir=1 ;;
+    --list-controllers) list=1 ;;
     -h|--help)
-      sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-      echo "usage: scripts/rig/build.sh [--force] [--print-dir] [PIECE...] (etcd, kubernetes, kwok, or a controller's piece)"
+      sed -n '2,/^set /{/^#/s/^# \{0,1\}//p}' "${BASH_SOURCE[0]}"
+      echo "usage: scripts/rig/build.sh [--force] [--print-dir] [--list-controllers] [PIECE...] (etcd, kubernetes, kwok, or a controller's piece)"
       exit 0 ;;
     -*) echo "rig: unknown argument: $arg" >&2; exit 2 ;;
     *) pieces="$pieces $arg" ;;
@@ -46,6 +51,27 @@ key=$(sed -n 's/^\([A-Z0-9]*\)_VERSION=\(.*\)$/\1 \2/p' "$here/versions.env" |
   awk '{ n = tolower($1); if (n == "kubernetes") n = "k8s"; printf "%s%s%s", sep, n, $2; sep = "-" }')
 cache="${AKSRAY_RIG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aksray/rig}/$key"
 if [ "$print_dir" -eq 1 ]; then echo "$cache"; exit 0; fi
+
+# One tab-separated recipe per controller module of aksray/rehearse/rig/controllers/: piece,
+# module, version, stamp, binary=package pairs, ldflags, data=source pairs.
+root="$(cd "$here/../.." && pwd)"
+py="${AKSRAY_PYTHON:-$root/.venv/bin/python}"
+recipes=$(cd "$root" && "$py" -m aksray.rehearse.rig.recipes) ||
+  { echo "rig: cannot read the controllers' build recipes with $py (run \`make install\` first)" >&2; exit 1; }
+mapfile -t recipe_lines <<<"$recipes"
+# parse_recipe LINE: sets c_piece ... c_data. A tab is whitespace to `read`: two in a row (an
+# empty field) would collapse into one, so the fields are split on a separator that is not.
+parse_recipe() {
+  IFS=$'\x1f' read -r c_piece c_module c_version c_stamp c_commands c_ldflags c_data \
+    <<<"${1//$'\t'/$'\x1f'}"
+}
+if [ "$list" -eq 1 ]; then  # what each controller piece builds, as this script reads it
+  for line in "${recipe_lines[@]}"; do
+    parse_recipe "$line"
+    printf '%s|%s|%s|%s|%s\n' "$c_piece" "$c_version" "$c_commands" "$c_ldflags" "$c_data"
+  done
+  exit 0
+fi
 bin="$cache/bin"
 data="$cache/data"
 src="$cache/src"
@@ -227,14 +253,7 @@ kwok_compile() {
 }
 piece kwok "kwok $KWOK_VERSION" "$bin/kwok $data/kwok/stages.yaml" kwok_resolve kwok_compile "$KWOK@$KWOK_VERSION"
 
-# --- the controllers ---------------------------------------------------------------------------
-# One tab-separated recipe per controller module of aksray/rehearse/rig/controllers/: piece,
-# module, version, stamp, binary=package pairs, ldflags, data=source pairs.
-root="$(cd "$here/../.." && pwd)"
-py="${AKSRAY_PYTHON:-$root/.venv/bin/python}"
-recipes=$(cd "$root" && "$py" -m aksray.rehearse.rig.recipes) ||
-  { echo "rig: cannot read the controllers' build recipes with $py (run \`make install\` first)" >&2; exit 1; }
-mapfile -t recipe_lines <<<"$recipes"
+# --- the controllers (their recipes are read above) ------------------------------------------
 pkg_of() { local p="${1#*=}"; echo "$c_module${p:+/$p}"; }
 controller_resolve() {
   fresh_wrapper "$src/$c_piece" "aksray-rig/$c_piece"
@@ -265,7 +284,7 @@ controller_compile() {
 }
 controller_versions=""
 for line in "${recipe_lines[@]}"; do
-  IFS=$'\t' read -r c_piece c_module c_version c_stamp c_commands c_ldflags c_data <<<"$line"
+  parse_recipe "$line"
   files=""
   for pair in $c_commands; do files="$files $bin/${pair%%=*}"; done
   for pair in $c_data; do files="$files $data/${pair%%=*}"; done

@@ -106,7 +106,7 @@ def test_a_stack_whose_teams_name_no_group_binds_nothing() -> None:
 def test_every_stack_registers_the_admission_policies(stack: str) -> None:
     result = planned(stack)
     # A MultiKueue stack's teams submit to the manager; each worker holds the policy that keeps
-    # the manager's credential to its teams' queues (manifests/multikueue_access.py).
+    # the manager's credential to its teams' queues (manifests/access/multikueue.py).
     workers = ["aksray-multikueue-queue-required"] * 2 if stack == "multiregion" else []
     assert sorted(p.inputs["metadata"]["name"] for p in result.by_type(POLICY)) == [
         *workers,

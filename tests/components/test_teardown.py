@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from aksray.offline.runner import RecordedResource, RunResult
+from catalog.versions import KUBERAY_CRDS
 from tests.support.harness import one, planned, transitive_dependencies
 
 RELEASE = "kubernetes:helm.sh/v3:Release"
@@ -143,5 +144,12 @@ def test_protected_resources_depend_only_on_protected_resources(stack: str) -> N
 def test_only_prod_data_survives_destroy(stack: str, protected: set[tuple[str, str]]) -> None:
     result = planned(stack)
     assert {(r.type, r.name) for r in result.resources if r.protect} == protected
-    # Nothing is silently left behind in Azure or the cluster either.
-    assert [r.name for r in result.resources if r.retain_on_delete] == []
+    # Nothing is silently left behind in Azure or the cluster either, but KubeRay's CRDs where
+    # the stack installs the operators: deleting a CRD deletes every object of its kind, and
+    # Helm, which installed them before the stack did, never deletes them either
+    # (components/chart_crds.py). On AKS they go with the cluster.
+    retained = [r.name for r in result.resources if r.retain_on_delete]
+    installs = result.settings.operators.install
+    assert retained == (
+        [f"aksray-operators-kuberay-operator-crd-{crd}" for crd in KUBERAY_CRDS] if installs else []
+    )

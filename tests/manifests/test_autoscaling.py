@@ -41,7 +41,7 @@ AUTOSCALER = {
         "seccompProfile": {"type": "RuntimeDefault"},
     },
     # Its Kubernetes API token, mounted into the sidecar alone
-    # (tests/manifests/test_autoscaler_access.py).
+    # (tests/manifests/access/test_autoscaler.py).
     "volumeMounts": [
         {
             "name": "autoscaler-api-token",
@@ -67,7 +67,7 @@ def _cluster(manifest: dict[str, Any]) -> dict[str, Any]:
 def _templates(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     cluster = _cluster(manifest)
     return [cluster["headGroupSpec"]["template"]] + [
-        g["template"] for g in cluster["workerGroupSpecs"]
+        g["template"] for g in cluster.get("workerGroupSpecs", [])
     ]
 
 

@@ -39,7 +39,7 @@ def _templates(manifest: dict[str, Any]) -> list[dict[str, Any]]:
     key = "rayClusterSpec" if manifest["kind"] == "RayJob" else "rayClusterConfig"
     cluster = manifest["spec"][key]
     return [cluster["headGroupSpec"]["template"]] + [
-        g["template"] for g in cluster["workerGroupSpecs"]
+        g["template"] for g in cluster.get("workerGroupSpecs", [])
     ]
 
 
@@ -66,7 +66,7 @@ def test_model_stage_is_a_head_only_cpu_job_keyed_by_model_and_revision() -> Non
     result = planned("dev+run")
     job = _manifest(result, "model-stage")
     cluster = job["spec"]["rayClusterSpec"]
-    assert cluster["workerGroupSpecs"] == []
+    assert "workerGroupSpecs" not in cluster  # head only: no list (the API drops an empty one)
     assert cluster["headGroupSpec"]["template"]["spec"]["nodeSelector"] == {
         "kubernetes.azure.com/agentpool": "cpu"
     }

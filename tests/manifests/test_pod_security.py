@@ -41,7 +41,7 @@ def kuberay_pods(manifest: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, A
             sidecar["securityContext"] = options["securityContext"]
         head["containers"].append(sidecar)
     yield "head", head
-    for group in cluster["workerGroupSpecs"]:
+    for group in cluster.get("workerGroupSpecs", []):
         worker = copy.deepcopy(group["template"]["spec"])
         ray = worker["containers"][0]
         init = {"name": "wait-gcs-ready", "image": ray["image"]}

@@ -3,9 +3,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 from aksray.offline.runner import PROJECT_ROOT
 from manifests.ray import digest
@@ -50,3 +53,29 @@ def test_a_digest_reads_a_set_as_its_sorted_members() -> None:
     # One member or none: as Python always wrote it, so those jobs keep the names they had.
     assert digest({"o": frozenset({"workers"})}) == digest({"o": "frozenset({'workers'})"})
     assert digest({"o": frozenset()}) == digest({"o": "frozenset()"})
+
+
+NAMES = """
+import json, sys
+from tests.support.harness import planned
+kinds = ("kubernetes:ray.io/v1:RayJob", "kubernetes:ray.io/v1:RayService")
+resources = planned(sys.argv[1] + "+run").resources
+print(json.dumps(sorted(r.inputs["metadata"]["name"] for r in resources if r.type in kinds)))
+"""
+
+
+def _names(stack: str, seed: str) -> list[str]:
+    env = {**os.environ, "PYTHONHASHSEED": seed}
+    out = subprocess.run(
+        [sys.executable, "-c", NAMES, stack],
+        cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found: list[str] = json.loads(out.stdout.strip().splitlines()[-1])
+    return found
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_every_job_is_named_alike_whatever_the_string_hashing(stack: str) -> None:
+    first, second = _names(stack, "1"), _names(stack, "2")
+    assert first == second
+    assert any(name.startswith("vllm-batch-") for name in first)

@@ -243,7 +243,7 @@ def _ray_pod_templates(result: RunResult) -> Any:
             cluster = yaml.safe_load(cluster)
         head = cluster["headGroupSpec"]
         yield head["rayStartParams"], head["template"]
-        for group in cluster["workerGroupSpecs"]:
+        for group in cluster.get("workerGroupSpecs", []):
             yield group["rayStartParams"], group["template"]
 
 

@@ -49,7 +49,7 @@ def test_kuberay_1_7_is_named_only_beside_the_shipped_1_6() -> None:
 
 def test_the_upgrade_steps_name_the_rig_pins_and_the_reference_manifest_that_exist() -> None:
     text = _prose("docs/cluster-software.md")
-    steps = text[text.index("**Upgrading an operator.**") :]
+    steps = text[text.index("**Upgrading an operator") :]
     pins = dict(
         line.split("=", 1)
         for line in (PROJECT_ROOT / "scripts/rig/versions.env").read_text().splitlines()

@@ -197,7 +197,9 @@ AKSRAY_ROOMS: Final = (
     ("rehearse.invariants", ("rehearse/invariants/",)),
     ("rehearse.observer", ("rehearse/observer.py",)),
     ("rehearse.scenarios", ("rehearse/scenarios/",)),
-    ("rehearse.run", ("rehearse/stack.py", "rehearse/run.py", "rehearse/report.py")),
+    ("rehearse.run", ("rehearse/stack.py", "rehearse/target.py", "rehearse/run.py",
+                      "rehearse/report.py")),
+    ("rehearse.change", ("rehearse/change/",)),
     ("rehearse.multikueue", ("rehearse/multikueue/",)),
     ("cli", ("cli/",)),
 )  # fmt: skip

@@ -75,7 +75,13 @@ def test_every_controller_module_builds_from_a_pin_and_is_started_in_order() -> 
     found = controllers()
     assert [c.NAME for c in found] == ["kueue", "kai-scheduler", "kuberay-operator"]
     assert all(c.BUILD.pin in pins for c in found)
-    assert [line.split("\t")[0] for line in recipes.recipes()] == ["kueue", "kai", "kuberay"]
+    assert [line.split("\t")[0] for line in recipes.recipes()] == [
+        "kueue",
+        "kueue-v0.17.1",
+        "kai",
+        "kuberay",
+        "kuberay-v1.6.1",
+    ]
 
 
 def test_a_controller_recipe_is_what_the_build_script_reads() -> None:

@@ -153,8 +153,8 @@ def test_kai_demo_inference_preempts_training_in_one_team_through_kueue() -> Non
         for f in queue["spec"]["resourceGroups"][0]["flavors"]
     }
     assert flavors == {
-        "cpu": {"cpu": "15640m", "memory": "53700Mi", GPU: 0},
-        "gpu": {"cpu": "46470m", "memory": "431080Mi", GPU: 2},
+        "cpu": {"cpu": "15640m", "memory": "53700Mi", GPU: "0"},
+        "gpu": {"cpu": "46470m", "memory": "431080Mi", GPU: "2"},
     }
     assert queue["spec"]["preemption"] == {
         "reclaimWithinCohort": "Any",
@@ -199,7 +199,11 @@ def test_kueue_team_queues_either_team_alone_uses_all_8_gpus_until_the_other_rec
         assert spec["cohortName"] == "ml"
         gpu_flavor = spec["resourceGroups"][0]["flavors"][1]
         assert gpu_flavor["name"] == "gpu"
-        assert gpu_flavor["resources"][2] == {"name": GPU, "nominalQuota": 4, "borrowingLimit": 4}
+        assert gpu_flavor["resources"][2] == {
+            "name": GPU,
+            "nominalQuota": "4",
+            "borrowingLimit": "4",
+        }
         assert all("lendingLimit" not in r for r in gpu_flavor["resources"])  # lends it all
         assert spec["preemption"]["reclaimWithinCohort"] == "Any"
         assert spec["preemption"]["borrowWithinCohort"] == {"policy": "Never"}

@@ -212,7 +212,7 @@ def test_every_cluster_queue_has_one_resource_group_over_cpu_memory_and_gpus(sta
         for flavor in group["flavors"]:
             assert [r["name"] for r in flavor["resources"]] == COVERED
         cpu_gpu = group["flavors"][0]["resources"][2]
-        assert cpu_gpu == {"name": GPU, "nominalQuota": 0, "borrowingLimit": 0}
+        assert cpu_gpu == {"name": GPU, "nominalQuota": "0", "borrowingLimit": "0"}
         assert spec["cohortName"] == team.department
         assert spec["namespaceSelector"] == {
             "matchLabels": {"kubernetes.io/metadata.name": team.namespace}
@@ -223,6 +223,20 @@ def test_every_cluster_queue_has_one_resource_group_over_cpu_memory_and_gpus(sta
             "withinClusterQueue": "LowerPriority",
         }
         assert spec["queueingStrategy"] == "BestEffortFIFO"
+
+
+@pytest.mark.parametrize("stack", ["dev", "prod"])
+def test_every_quota_is_written_as_the_api_gives_it_back(stack: str) -> None:
+    """Kueue's ClusterQueue webhook writes every quantity back as a string (`4` -> "4"): a
+    number here made the Kubernetes provider preview an update of every new team's queue on
+    the next `pulumi up`, though nothing changed (seen on the rig; `aksray plan --since`
+    rightly said nothing changes)."""
+    settings = settings_of(stack)
+    for team in settings.scheduling.teams:
+        for flavor in cluster_queue(team, settings)["spec"]["resourceGroups"][0]["flavors"]:
+            for entry in flavor["resources"]:
+                written = {k: v for k, v in entry.items() if k != "name"}
+                assert all(isinstance(v, str) for v in written.values()), (team.name, entry)
 
 
 def test_the_serving_queue_of_prod_exactly() -> None:
@@ -237,7 +251,7 @@ def test_the_serving_queue_of_prod_exactly() -> None:
             "resources": [
                 {"name": "cpu", "nominalQuota": "8", "borrowingLimit": "0"},
                 {"name": "memory", "nominalQuota": "32Gi", "borrowingLimit": "0"},
-                {"name": GPU, "nominalQuota": 0, "borrowingLimit": 0},
+                {"name": GPU, "nominalQuota": "0", "borrowingLimit": "0"},
             ],
         },
         {
@@ -255,7 +269,7 @@ def test_the_serving_queue_of_prod_exactly() -> None:
                     "borrowingLimit": "0",
                     "lendingLimit": "0",
                 },
-                {"name": GPU, "nominalQuota": 8, "borrowingLimit": 0, "lendingLimit": 0},
+                {"name": GPU, "nominalQuota": "8", "borrowingLimit": "0", "lendingLimit": "0"},
             ],
         },
         {
@@ -273,7 +287,7 @@ def test_the_serving_queue_of_prod_exactly() -> None:
                     "borrowingLimit": "0",
                     "lendingLimit": "0",
                 },
-                {"name": GPU, "nominalQuota": 8, "borrowingLimit": 0, "lendingLimit": 0},
+                {"name": GPU, "nominalQuota": "8", "borrowingLimit": "0", "lendingLimit": "0"},
             ],
         },
     ]

@@ -132,6 +132,11 @@ PLACES: Final[dict[str, Place]] = {
         "each command starts the rig for minutes; make rehearse-test plays these stacks and "
         "scenarios under .ci/run where the rig is cached, and tests/cli tests the refusals",
     ),
+    "docs/rehearsal.md#rehearse-changes": Place(
+        Where.RIG,
+        "each command starts a rig for minutes; make rehearse-test plays the day-two sequence "
+        "and the upgrade (tests/rehearse/change/), and tests/cli tests the refusals",
+    ),
     "docs/teams.md#sign-in": Place(
         Where.AZURE, "an AKS cluster with Entra ID; rights proven by team-members"
     ),

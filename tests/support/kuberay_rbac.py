@@ -76,7 +76,7 @@ def containers(
     cluster = ray_cluster(manifest)
     workload = manifest["metadata"]["name"]
     groups = [("head", cluster["headGroupSpec"]["template"])] + [
-        (g["groupName"], g["template"]) for g in cluster["workerGroupSpecs"]
+        (g["groupName"], g["template"]) for g in cluster.get("workerGroupSpecs", [])
     ]
     for group, template in groups:
         pod = template["spec"]

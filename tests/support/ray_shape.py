@@ -51,7 +51,9 @@ def ray_nodes(job: Mapping[str, Any]) -> tuple[RayNode, list[RayNode]]:
     cluster = job["spec"]["rayClusterSpec"]
     head = _ray_node(cluster["headGroupSpec"])
     workers = [
-        _ray_node(group) for group in cluster["workerGroupSpecs"] for _ in range(group["replicas"])
+        _ray_node(group)
+        for group in cluster.get("workerGroupSpecs", [])
+        for _ in range(group["replicas"])
     ]
     return head, workers
 

@@ -122,8 +122,8 @@ def test_every_drift_is_one_line_naming_it() -> None:
     del kube.objects[kube.path_of("LocalQueue", "nlp", "nlp")]
     training = kube.objects[kube.path_of("ClusterQueue", "training")]
     h100 = training["spec"]["resourceGroups"][0]["flavors"][1]
-    assert h100["name"] == "h100" and h100["resources"][2]["nominalQuota"] == 24
-    h100["resources"][2]["nominalQuota"] = 16
+    assert h100["name"] == "h100" and h100["resources"][2]["nominalQuota"] == "24"
+    h100["resources"][2]["nominalQuota"] = "16"
     kai = kube.objects["/api/v1/namespaces/kai-scheduler/configmaps/kai-scheduler-default"]
     kai["data"]["config.yaml"] = yaml.safe_dump({"actions": "allocate, reclaim"})
     vision = kube.objects[kube.path_of("ClusterQueue", "vision")]

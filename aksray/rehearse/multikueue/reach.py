@@ -20,9 +20,9 @@ from typing import Any, Final
 
 from aksray.live.kube import Kube, KubeError, credentials_from_kubeconfig
 from catalog.versions import KUEUE
+from manifests.access.multikueue import QUEUE_POLICY
 from manifests.kueue import QUEUE_NAME_LABEL
 from manifests.multikueue import KUBECONFIG_KEY, kubeconfig_secret_name
-from manifests.multikueue_access import QUEUE_POLICY
 
 OUTSIDE: Final = "default"  # a namespace no team uses
 PROBE_NAME: Final = "aksray-reach-probe"

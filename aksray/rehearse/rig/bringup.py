@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,11 +45,14 @@ def start_rig(
     run_dir: Path,
     kueue_config: dict[str, Any],
     kai: KaiSetup | None = DEFAULT_KAI,
+    versions: Mapping[str, str] | None = None,
 ) -> ControlPlane:
     """etcd, apiserver, CRDs, controller manager, kube-scheduler, kwok, Kueue (with
     `kueue_config`, the stack's Kueue Configuration), KAI (`kai`: what the stack's KAI runs;
     None: kube-scheduler binds the Ray pods, without gangs), KubeRay with KAI as its batch
-    scheduler."""
+    scheduler. `versions`: controllers (by name) started at their previous build instead, with
+    that version's CRDs."""
+    versions = dict(versions or {})
     supervisor = Supervisor(run_dir / "logs")
     timings: dict[str, float] = {}
     timer = Timer(timings)
@@ -65,7 +69,16 @@ def start_rig(
         kube = Kube(credentials(server, pki))
         running = controllers()
         with timer.step("crds"):
-            apply_crds(kube, supervisor, [f for c in running for f in c.crds(tools.data)])
+            files = [
+                f
+                for c in running
+                for f in (
+                    c.crds(tools.data, versions[c.NAME])
+                    if c.NAME in versions
+                    else c.crds(tools.data)
+                )
+            ]
+            apply_crds(kube, supervisor, files)
         dashboard_address, node_address = free_loopback(DASHBOARD_PORT), free_loopback(SERVE_PORT)
         with timer.step("controllers"):
             start_controllers(supervisor, tools, pki, kubeconfig, node_address)
@@ -77,6 +90,7 @@ def start_rig(
                 KAI: kai,
                 KUBERAY: KAI_SCHEDULER_NAME if kai is not None else None,
             },
+            versions,
         )  # fmt: skip
         notes: list[str] = []
         for controller in running:
@@ -98,5 +112,5 @@ def start_rig(
     timings["total"] = round(time.monotonic() - t0, 2)
     return ControlPlane(
         tools, run_dir, supervisor, pki, kubeconfig, kube, etc, dashboard_address, node_address,
-        timings, notes,
+        timings, notes, launch,
     )  # fmt: skip

@@ -25,6 +25,7 @@ from typing import Any, Final
 import yaml
 
 from aksray.live.kube import Credentials, Kube
+from aksray.rehearse.rig.controller import Launch
 from aksray.rehearse.rig.pki import Pki
 from aksray.rehearse.rig.processes import RigError, Supervisor, private_etc
 from aksray.rehearse.rig.toolchain import RigToolchain
@@ -123,6 +124,7 @@ class ControlPlane:
     node_address: str
     timings: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # what the report says about the rig
+    launch: Launch | None = None  # how its controllers were started (a restart reuses it)
 
     def stop(self) -> list[str]:
         return self.supervisor.stop_all()
@@ -196,25 +198,39 @@ def start_apiserver(sup: Supervisor, tools: RigToolchain, pki: Pki, etcd: str) -
     return server
 
 
-def apply_crds(kube: Kube, sup: Supervisor, files: list[Path]) -> int:
-    """Create every CRD (plain POST: the biggest are far over the last-applied limit)."""
+CRDS: Final = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+
+
+def apply_crds(kube: Kube, sup: Supervisor, files: list[Path], *, update: bool = False) -> int:
+    """Create every CRD of `files` (plain POST, as Helm installs a chart's crds/: the biggest
+    are far over the last-applied limit); with `update`, bring an existing one to the file's
+    schema with server-side apply, forced (as the stack's CRD resources do on an upgrade),
+    instead of leaving it as it is."""
+    docs = [
+        doc
+        for path in files
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8"))
+        if doc and doc.get("kind") == "CustomResourceDefinition"
+    ]
+    return apply_crd_documents(kube, sup, docs, update=update)
+
+
+def apply_crd_documents(
+    kube: Kube, sup: Supervisor, docs: list[dict[str, Any]], *, update: bool = False
+) -> int:
+    """apply_crds of CRD objects; returns how many, once every one is Established."""
     names = []
-    for path in files:
-        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
-            if not doc or doc.get("kind") != "CustomResourceDefinition":
-                continue
-            names.append(doc["metadata"]["name"])
-            if (
-                kube.get_or_none(
-                    f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{doc['metadata']['name']}"
-                )
-                is None
-            ):
-                kube.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc)
+    for doc in docs:
+        name = doc["metadata"]["name"]
+        names.append(name)
+        if kube.get_or_none(f"{CRDS}/{name}") is None:
+            kube.create(CRDS, doc)
+        elif update:
+            kube.apply(doc, force=True)
 
     def established() -> bool:
         for name in names:
-            crd = kube.get(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/{name}")
+            crd = kube.get(f"{CRDS}/{name}")
             conditions = {
                 c["type"]: c["status"] for c in crd.get("status", {}).get("conditions", [])
             }

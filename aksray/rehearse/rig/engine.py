@@ -61,17 +61,18 @@ class EngineStack:
     def preview_command(self) -> list[str]:
         return self.command("preview")
 
-    def _pulumi(self, *args: str, log: str) -> float:
+    def _pulumi(self, *args: str, log: str, stdout: Path | None = None) -> float:
+        """Run the engine; its output goes to the log (stdout alone to `stdout` when given)."""
         t0 = time.monotonic()
         out = self.run_dir / "logs" / f"pulumi-{log}.log"
         out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("ab") as handle:
+        with out.open("ab") as handle, (stdout or out).open("ab") as printed:
             result = subprocess.run(  # noqa: S603 - the engine we built
                 self.command(*args),
                 cwd=self.project,
                 env=self.env(),
-                stdout=handle,
-                stderr=subprocess.STDOUT,
+                stdout=printed if stdout is not None else handle,
+                stderr=handle if stdout is not None else subprocess.STDOUT,
                 timeout=UP_TIMEOUT_S,
                 check=False,
             )
@@ -107,6 +108,14 @@ class EngineStack:
         """Write the stack's config and run `pulumi up`; seconds it took."""
         self.write_config(config)
         return self._pulumi("up", "--yes", "--skip-preview", log=f"up-{step}")
+
+    def preview(self, config: dict[str, Any], step: str) -> str:
+        """Write the stack's config and run `pulumi preview --json`: what the engine would do,
+        as the JSON document it prints."""
+        self.write_config(config)
+        out = self.run_dir / "logs" / f"pulumi-preview-{step}.json"
+        self._pulumi("preview", "--json", log=f"preview-{step}", stdout=out)
+        return out.read_text(encoding="utf-8")
 
     def destroy(self) -> float:
         return self._pulumi("destroy", "--yes", "--skip-preview", log="destroy")

@@ -76,16 +76,17 @@ def cluster_pools(cluster: ClusterSettings) -> list[PoolNodes]:
     return pools
 
 
-def node_name(pool: str, index: int) -> str:
-    """AKS's naming: aks-<pool>-<scale set id>-vmss<6-digit index>."""
-    return f"aks-{pool}-10000000-vmss{index:06d}"
+def node_name(pool: str, index: int, scale_set: int = 0) -> str:
+    """AKS's naming: aks-<pool>-<scale set id>-vmss<6-digit index>; a pool AKS replaces (a new
+    VM size) comes back with a new scale set, hence new node names (`scale_set`)."""
+    return f"aks-{pool}-{10000000 + scale_set}-vmss{index:06d}"
 
 
-def node_object(pool: PoolNodes, index: int, rehearsal: str) -> dict[str, Any]:
+def node_object(pool: PoolNodes, index: int, rehearsal: str, scale_set: int = 0) -> dict[str, Any]:
     size = VM_SIZES[pool.vm_size]
     capacity_of = node_capacity(pool.vm_size)
     allocatable = node_allocatable(pool.vm_size)
-    name = node_name(pool.pool, index)
+    name = node_name(pool.pool, index, scale_set)
     labels = {
         "kubernetes.io/hostname": name,
         "kubernetes.io/os": "linux",

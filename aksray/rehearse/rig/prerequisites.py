@@ -8,8 +8,10 @@ the `make` target that makes it, before anything starts.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
+from aksray.rehearse.rig.controller import versioned_binary
 from aksray.rehearse.rig.controllers import controllers
 from aksray.rehearse.rig.controllers.kai import NAME as KAI
 from aksray.rehearse.rig.controllers.kai import NOT_RUN as KAI_NOT_RUN
@@ -28,9 +30,12 @@ from aksray.rehearse.rig.toolchain import (
 )
 
 
-def controller_versions(tools: RigToolchain, scheduler: str = KAI) -> dict[str, str]:
+def controller_versions(
+    tools: RigToolchain, scheduler: str = KAI, previous: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Name -> version of everything the rig runs (what every report names), with what the
-    platform ships beside each controller that differs."""
+    platform ships beside each controller that differs; `previous`: controllers started at their
+    previous build, upgraded to the rig's own during the rehearsal."""
     v = tools.versions
     found = {
         "etcd": v["ETCD_VERSION"],
@@ -44,6 +49,8 @@ def controller_versions(tools: RigToolchain, scheduler: str = KAI) -> dict[str, 
         ran = v[build.pin]
         shipped = v.get(build.shipped_pin, ran) if build.shipped_pin else ran
         found[controller.NAME] = ran if shipped == ran else f"{ran} (the platform ships {shipped})"
+        if previous and controller.NAME in previous:
+            found[controller.NAME] = f"{previous[controller.NAME]} -> {found[controller.NAME]}"
     if scheduler != KAI:
         found[KAI] = KAI_NOT_RUN
     return found
@@ -117,6 +124,38 @@ def engine_toolchain() -> EngineToolchain:
     if problem:
         raise ToolchainMissingError(f"not built: {problem}")
     return engine
+
+
+def previous_versions() -> dict[str, str]:
+    """Controller name -> the version the platform shipped before, for every controller with a
+    previous build pinned (`<NAME>_PREVIOUS_VERSION`)."""
+    versions = read_env_file(RIG_SCRIPTS / "versions.env")
+    return {
+        c.NAME: versions[c.BUILD.previous_pin]
+        for c in controllers()
+        if c.BUILD.previous_pin and versions.get(c.BUILD.previous_pin)
+    }
+
+
+def previous_missing() -> str | None:
+    """What the rig lacks to start its controllers at their previous versions; None: nothing."""
+    tools, _ = _rig()
+    missing = []
+    for controller in controllers():
+        version = previous_versions().get(controller.NAME)
+        if version is None:
+            continue
+        line = controller.BUILD.previous_recipe(tools.versions)
+        piece = line.split("\t", 1)[0] if line else controller.NAME
+        names = [versioned_binary(name, version) for name in controller.BUILD.commands]
+        if not all(os.access(tools.binary(name), os.X_OK) for name in names):
+            missing.append(piece)
+    if not missing:
+        return None
+    return (
+        f"the previous operator builds (missing in {tools.root}: {', '.join(missing)}): run "
+        "`make rig` (builds them beside the rig's own; Kueue's takes about 4 min on 2 cores)"
+    )
 
 
 def missing_prerequisites(*, rig: bool) -> list[str]:

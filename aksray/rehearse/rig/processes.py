@@ -154,6 +154,26 @@ class Supervisor:
                         total_kib += int(line.split()[1])
         return total_kib // 1024
 
+    def stop(self, name: str, grace: float = 10.0) -> bool:
+        """Stop the process `name` (SIGTERM, then SIGKILL after `grace` seconds), as a rolling
+        Deployment stops its old pod; True when it went on SIGTERM."""
+        found = [p for p in self.processes if p.name == name]
+        if not found:
+            raise RigError(f"no process {name} was started on this rig")
+        process = found[0]
+        clean = True
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.popen.pid, signal.SIGTERM)
+        try:
+            process.popen.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            clean = False
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.popen.pid, signal.SIGKILL)
+            process.popen.wait(timeout=5)
+        self.processes.remove(process)
+        return clean
+
     def stop_all(self, grace: float = 10.0) -> list[str]:
         """Stop every started process; return the names of any that had to be killed."""
         killed: list[str] = []

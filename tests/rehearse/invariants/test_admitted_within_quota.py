@@ -81,3 +81,30 @@ def test_only_workloads_holding_a_reservation_count() -> None:
     waiting = workload("waiting", "team-a", 4, reserved=False)
     usage = admitted_usage([finished, waiting, workload("running", "team-a", 1)])
     assert usage == {"team-a": {("a100", GPU): 1}}
+
+
+def test_a_quota_cut_below_a_running_gang_is_no_breach_until_kueue_admits_more() -> None:
+    """Kueue never evicts what it admitted when a quota shrinks: a gang admitted before a cut
+    may hold more than the new quota until it ends, but nothing may be admitted beside it."""
+    cut = {"team-a": queue("team-a", 2)}
+    gang = workload("gang", "team-a", 4)
+    assert quota_breaches(3.0, [gang], cut, admitted_before=frozenset({"team-a/gang"})) == []
+    late = workload("late", "team-a", 1)
+    assert quota_breaches(4.0, [gang, late], cut, admitted_before=frozenset({"team-a/gang"})) == [
+        "t=+4.0s ClusterQueue team-a has 5 of nvidia.com/gpu admitted on a100, "
+        "over its quota plus borrowing limit 2"
+    ]
+    # Without the change's record, the gang itself breaches.
+    assert quota_breaches(3.0, [gang], cut) != []
+
+
+def test_a_cohort_over_quota_after_a_cut_breaches_only_with_newer_work() -> None:
+    queues = {
+        "team-a": queue("team-a", 1, cohort="research"),
+        "team-b": queue("team-b", 1, cohort="research"),
+    }
+    old = [workload("a", "team-a", 2), workload("b", "team-b", 1)]
+    before = frozenset({"team-a/a", "team-b/b"})
+    assert quota_breaches(1.0, old, queues, admitted_before=before) == []
+    late = workload("c", "team-b", 1)
+    assert len(quota_breaches(1.0, [*old, late], queues, admitted_before=before)) == 1

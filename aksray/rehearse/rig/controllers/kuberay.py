@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from aksray.reference import HOW_TO_GET, crds_dir, locate
-from aksray.rehearse.rig.controller import GoBuild, Launch
+from aksray.rehearse.rig.controller import GoBuild, Launch, versioned_data
 from aksray.rehearse.rig.controlplane import CLUSTER_DOMAIN, free_port, http_ok, write_kubeconfig
 from aksray.rehearse.rig.pki import client_certificate
 from aksray.rehearse.rig.processes import RigError, Supervisor
@@ -34,11 +34,18 @@ BUILD: Final = GoBuild(
     pin="KUBERAY_VERSION",
     commands={"ray-operator": ""},
     shipped_pin="KUBERAY_SHIPPED_VERSION",
+    previous_pin="KUBERAY_PREVIOUS_VERSION",
+    # The previous version has no reference copy: its CRDs come from its module download, where
+    # the chart's crds/ come from (byte-identical at v1.6.2: reference/SOURCES.md).
+    previous_data={"kuberay/crds": "config/crd/bases/*.yaml"},
 )
 
 
-def crds(_data: Path) -> list[Path]:
-    """KubeRay's CRDs at the version the platform ships, from the upstream reference data."""
+def crds(data: Path, version: str | None = None) -> list[Path]:
+    """KubeRay's CRDs at the version the platform ships, from the upstream reference data; at
+    `version` (its previous build), from that version's module download."""
+    if version:
+        return sorted((data / versioned_data("kuberay/crds", version)).glob("*.yaml"))
     base = locate()
     files = sorted(crds_dir(base, "kuberay").glob("*.yaml")) if base else []
     if not files:
@@ -53,7 +60,7 @@ def start(launch: Launch) -> list[str]:
     kubeconfig = launch.run_dir / "kuberay.kubeconfig"
     write_kubeconfig(kubeconfig, launch.kube.credentials.server, own)
     start_kuberay(
-        launch.supervisor, launch.binary("ray-operator"), kubeconfig, launch.kuberay_etc,
+        launch.supervisor, launch.binary_of(NAME, "ray-operator"), kubeconfig, launch.kuberay_etc,
         launch.options.get(NAME),
     )  # fmt: skip
     return [f"the KubeRay operator signs in as {KUBERAY_USER}, its user in a cluster"]

@@ -19,7 +19,7 @@ from typing import Any, Final
 import yaml
 
 from aksray.live.kube import Kube
-from aksray.rehearse.rig.controller import GoBuild, Launch
+from aksray.rehearse.rig.controller import GoBuild, Launch, versioned_data
 from aksray.rehearse.rig.controlplane import (
     free_port,
     http_ok,
@@ -41,6 +41,7 @@ BUILD: Final = GoBuild(
         "kueue/crds": "config/components/crd/bases/*.yaml",
         "kueue/webhooks.yaml": "config/components/webhook/manifests.yaml",
     },
+    previous_pin="KUEUE_PREVIOUS_VERSION",
 )
 KUEUE_NAMESPACE: Final = "kueue-system"
 MUTATING_NAME: Final = "kueue-mutating-webhook-configuration"
@@ -205,16 +206,18 @@ def suspends(kube: Kube) -> bool:
     return bool(answer["spec"].get("suspend"))
 
 
-def crds(data: Path) -> list[Path]:
-    return sorted((data / "kueue" / "crds").glob("*.yaml"))
+def crds(data: Path, version: str | None = None) -> list[Path]:
+    """Kueue's CRDs from its module download, at the rig's version or at `version`."""
+    folder = versioned_data("kueue/crds", version) if version else "kueue/crds"
+    return sorted((data / folder).glob("*.yaml"))
 
 
 def start(launch: Launch) -> list[str]:
     """Kueue with the stack's Configuration (`options["kueue"]`)."""
     start_kueue(
         launch.supervisor,
-        binary=launch.binary("kueue"),
-        webhooks=launch.data / "kueue" / "webhooks.yaml",
+        binary=launch.binary_of(NAME, "kueue"),
+        webhooks=launch.data_of(NAME, "kueue/webhooks.yaml"),
         pki=launch.pki,
         kubeconfig=launch.kubeconfig,
         kube=launch.kube,

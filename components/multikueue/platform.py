@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 import pulumi
 
 from catalog.versions import KUEUE_API_VERSION
-from components.multikueue_manager import MultiKueueManager
-from components.multikueue_worker import MultiKueueWorker
+from components.multikueue.manager import MultiKueueManager
+from components.multikueue.worker import MultiKueueWorker
 from components.operators import ClusterOperators
 from components.platform import Platform
 from manifests.multikueue import watched_kinds

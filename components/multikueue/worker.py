@@ -15,15 +15,13 @@ from catalog.versions import KUEUE, KUEUE_API_VERSION
 from components.cluster import AksCluster
 from components.cluster_jobs import cluster_jobs
 from components.k8s_objects import create_object
-from components.multikueue_support import DispatchedWorkloadSupport
+from components.multikueue.support import DispatchedWorkloadSupport
 from components.namespaces import TeamNamespaces
 from components.operators import ClusterOperators
 from components.queues import SchedulingQueues
 from components.storage import BlobStorage
 from components.workloads import RayWorkloads
-from manifests.identity import team_identities
-from manifests.multikueue import kubeconfig_text, server_of
-from manifests.multikueue_access import (
+from manifests.access.multikueue import (
     manager_account,
     namespace_binding,
     queue_policy,
@@ -31,6 +29,8 @@ from manifests.multikueue_access import (
     token_secret_name,
     worker_roles,
 )
+from manifests.identity import team_identities
+from manifests.multikueue import kubeconfig_text, server_of
 from settings.model import Settings, WorkloadSettings
 
 
@@ -157,7 +157,7 @@ class MultiKueueWorker(pulumi.ComponentResource):
     def _manager_access(
         self, name: str, worker: str, kinds: Collection[str], rotation: str, api_server: str
     ) -> pulumi.Output[str]:
-        """The manager's account here (manifests/multikueue_access.py), and the kubeconfig
+        """The manager's account here (manifests/access/multikueue.py), and the kubeconfig
         holding its token, a Pulumi secret."""
         kueue = self.operators.release_for(KUEUE_API_VERSION)
         ready = [kueue] if kueue else []

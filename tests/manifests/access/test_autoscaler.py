@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from aksray.offline.runner import RunResult
-from manifests.autoscaler_access import API_CREDENTIALS_DIR
+from manifests.access.autoscaler import API_CREDENTIALS_DIR
 from manifests.namespaces import ELASTIC_HEAD_SERVICE_ACCOUNT, RAY_SERVICE_ACCOUNT
 from tests.support.harness import planned
 from tests.support.kuberay_rbac import (
@@ -134,5 +134,5 @@ def test_the_autoscaler_gets_its_token_where_ray_reads_it(stack: str) -> None:
             for item in kind.get("items", [kind])
         }
         assert paths == {"token", "ca.crt", "namespace"}
-        for group in cluster["workerGroupSpecs"]:
+        for group in cluster.get("workerGroupSpecs", []):
             assert group["template"]["spec"]["serviceAccountName"] == RAY_SERVICE_ACCOUNT

@@ -10,13 +10,13 @@ import celpy
 import pytest
 from celpy.adapter import json_to_cel
 
-from manifests.kueue import QUEUE_NAME_LABEL
-from manifests.multikueue_access import (
+from manifests.access.multikueue import (
     QUEUE_POLICY,
     manager_user,
     queue_policy,
     worker_read_rules,
 )
+from manifests.kueue import QUEUE_NAME_LABEL
 
 QUEUES = {"team-a": "team-a", "vision": "vision-queue"}
 

@@ -9,9 +9,9 @@ import pytest
 import yaml
 
 from aksray.offline.runner import RecordedResource, RunResult, run_program, stack_file
+from manifests.access.multikueue import token_secret_name, worker_write_rules
 from manifests.kueue import MULTIKUEUE_CONTROLLER
 from manifests.multikueue import kubeconfig_text, server_of
-from manifests.multikueue_access import token_secret_name, worker_write_rules
 from tests.support.harness import ancestors, one, stack_document, with_runs, write_stack
 
 KUEUE = "kubernetes:kueue.x-k8s.io/v1beta2:"
@@ -46,10 +46,10 @@ def test_the_manager_queue_waits_for_dispatch_with_the_sum_of_the_workers_quota(
     # 4 + 4 A100s; 10 + 10 CPU and 40Gi + 40Gi for the heads; the A100 flavor's cpu/memory
     # are each worker's GPU share of its nodes, summed.
     weu = one(result, KUEUE + "ClusterQueue", "aksray-weu-queues-cq-team-a")
-    assert _quotas(manager)["a100"]["nvidia.com/gpu"] == 8
-    assert _quotas(manager)["cpu"] == {"cpu": "20", "memory": "80Gi", "nvidia.com/gpu": 0}
-    assert _quotas(weu)["a100"]["nvidia.com/gpu"] == 4
-    assert _quotas(weu)["cpu"] == {"cpu": "10", "memory": "40Gi", "nvidia.com/gpu": 0}
+    assert _quotas(manager)["a100"]["nvidia.com/gpu"] == "8"
+    assert _quotas(manager)["cpu"] == {"cpu": "20", "memory": "80Gi", "nvidia.com/gpu": "0"}
+    assert _quotas(weu)["a100"]["nvidia.com/gpu"] == "4"
+    assert _quotas(weu)["cpu"] == {"cpu": "10", "memory": "40Gi", "nvidia.com/gpu": "0"}
     assert "admissionChecksStrategy" not in _spec(weu)
 
 

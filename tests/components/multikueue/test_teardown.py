@@ -7,6 +7,7 @@ import re
 
 from aksray.offline.runner import PROJECT_ROOT, RecordedResource
 from aksray.plan.model.graph import waits_for
+from catalog.versions import KUBERAY_CRDS
 from tests.support.harness import planned
 
 WORKERS = ("weu", "sce")
@@ -48,9 +49,12 @@ def test_the_multikueue_objects_go_before_the_kubeconfigs_and_those_before_their
 
 
 def test_nothing_of_the_shipped_multiregion_stack_is_kept() -> None:
-    assert [
-        r.name for r in planned("multiregion").resources if r.protect or r.retain_on_delete
-    ] == []
+    """Nothing but KubeRay's CRDs on each cluster (components/chart_crds.py: deleting one deletes
+    every object of its kind); the clusters themselves go with the stack."""
+    kept = [r for r in planned("multiregion").resources if r.protect or r.retain_on_delete]
+    assert [r for r in kept if r.protect] == []
+    assert sorted({r.name.rsplit("-crd-", 1)[1] for r in kept}) == sorted(KUBERAY_CRDS)
+    assert len(kept) == 3 * len(KUBERAY_CRDS)  # the manager and both workers
 
 
 def test_the_readme_says_what_destroy_removes_for_every_shipped_stack() -> None:
