@@ -27,30 +27,28 @@ def _two_pools(first_spot: bool) -> dict[str, Any]:
     return document
 
 
+# What the plan says when Kueue would give the endpoint its spot flavor first.
+SPOT_FIRST = (
+    f"error: {QUOTA}.a100: llm-serve is an endpoint that must never be evicted, but team "
+    "team-a's quota on a100 places its gpu pods on spot nodes (cluster.gpuPools[0].spot: "
+    "true), which Azure takes back at any moment; Kueue gives it this flavor on an empty "
+    "cluster: move team team-a's GPU quota to an on-demand pool, or set "
+    "cluster.gpuPools[0].spot: false"
+)
+
+
 def test_an_endpoint_whose_team_holds_only_spot_quota_is_refused(tmp_path: Path) -> None:
     document = minimal()
     config(document)[P + "cluster"]["gpuPools"][0]["spot"] = True
     code, errors, warnings = plan_findings(tmp_path, document)
     assert (code, warnings) == (1, [])
-    assert errors == [
-        f"error: {QUOTA}.a100: llm-serve is an endpoint that must never be evicted, but team "
-        "team-a's quota on a100 places its gpu pods on spot nodes (cluster.gpuPools[0].spot: "
-        "true), which Azure takes back at any moment; Kueue gives it this flavor on an empty "
-        "cluster: move team team-a's GPU quota to an on-demand pool, or set "
-        "cluster.gpuPools[0].spot: false"
-    ]
+    assert errors == [SPOT_FIRST]
 
 
 def test_an_endpoint_that_gets_a_spot_flavor_first_is_refused(tmp_path: Path) -> None:
     code, errors, _ = plan_findings(tmp_path, _two_pools(first_spot=True))
     assert code == 1
-    assert errors == [
-        f"error: {QUOTA}.a100: llm-serve is an endpoint that must never be evicted, but team "
-        "team-a's quota on a100 places its gpu pods on spot nodes (cluster.gpuPools[0].spot: "
-        "true), which Azure takes back at any moment; Kueue gives it this flavor on an empty "
-        "cluster: move team team-a's GPU quota to an on-demand pool, or set "
-        "cluster.gpuPools[0].spot: false"
-    ]
+    assert errors == [SPOT_FIRST]
 
 
 def test_an_endpoint_that_falls_back_to_spot_is_warned_about(tmp_path: Path) -> None:
