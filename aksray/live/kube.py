@@ -16,6 +16,7 @@ import json
 import ssl
 import tempfile
 import threading
+import time
 import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,10 @@ import yaml
 from components.kube_credentials import exec_token
 
 FIELD_MANAGER: Final = "aksray-rehearse"
+
+
+# How long a request waits out the server's 429s before it fails.
+THROTTLED_SECONDS: Final = 30.0
 
 
 class KubeError(Exception):
@@ -153,6 +158,27 @@ class Kube:
             headers.append(("Authorization", f"Bearer {self.credentials.token}"))
         if self.impersonation is not None:
             headers += self.impersonation.headers()  # a header per group, repeated
+        # 429 (too many requests, or storage re-initialising after a CRD changed): wait as the
+        # server says and try again, as client-go does, for at most THROTTLED_SECONDS.
+        waited = 0.0
+        status, payload, retry_after = self._send(method, url, headers, data)
+        while status == 429 and waited < THROTTLED_SECONDS:
+            pause = min(max(retry_after, 0.5), 5.0)
+            time.sleep(pause)
+            waited += pause
+            status, payload, retry_after = self._send(method, url, headers, data)
+        if status >= 400:
+            try:
+                message = json.loads(payload).get("message", payload.decode(errors="replace"))
+            except ValueError:
+                message = payload.decode(errors="replace")
+            raise KubeError(status, message)
+        return json.loads(payload) if payload else None
+
+    def _send(
+        self, method: str, url: str, headers: list[tuple[str, str]], data: bytes | None
+    ) -> tuple[int, bytes, float]:
+        """One request: its status, body and Retry-After (seconds; 1 when not given)."""
         for attempt in (1, 2):  # a keep-alive connection the server closed: reconnect once
             connection = self._connection()
             try:
@@ -168,13 +194,11 @@ class Kube:
                 self._local.connection = None
                 if attempt == 2:
                     raise
-        if response.status >= 400:
-            try:
-                message = json.loads(payload).get("message", payload.decode(errors="replace"))
-            except ValueError:
-                message = payload.decode(errors="replace")
-            raise KubeError(response.status, message)
-        return json.loads(payload) if payload else None
+        try:
+            retry_after = float(response.getheader("Retry-After") or 1)
+        except ValueError:
+            retry_after = 1.0
+        return response.status, payload, retry_after
 
     def get(self, path: str) -> Any:
         return self.request("GET", path)

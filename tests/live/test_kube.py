@@ -14,12 +14,14 @@ from typing import Any, ClassVar
 
 import pytest
 
-from aksray.live.kube import Credentials, Kube
+from aksray.live import kube
+from aksray.live.kube import Credentials, Kube, KubeError
 from aksray.rehearse.rig.pki import Pki, client_certificate, make_pki
 
 
 class _Recorder(http.server.BaseHTTPRequestHandler):
     seen: ClassVar[list[dict[str, Any]]] = []
+    throttled: ClassVar[int] = 0  # how many requests to answer 429 first
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -33,7 +35,13 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
             }
         )
         payload = json.dumps({"kind": "Status", "status": {"allowed": True}}).encode()
-        self.send_response(201 if self.command == "POST" else 200)
+        if _Recorder.throttled > 0:
+            _Recorder.throttled -= 1
+            payload = json.dumps({"message": "storage is (re)initializing"}).encode()
+            self.send_response(429)
+            self.send_header("Retry-After", "0")
+        else:
+            self.send_response(201 if self.command == "POST" else 200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
@@ -63,6 +71,7 @@ def server(pki: Pki) -> Iterator[str]:
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     _Recorder.seen.clear()
+    _Recorder.throttled = 0
     yield f"https://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
 
@@ -86,6 +95,27 @@ def test_a_request_as_another_user_names_the_user_and_each_group(pki: Pki, serve
         ("Impersonate-Group", "everyone"),
     ]
     assert not [k for k, _ in second["headers"] if k.startswith("Impersonate-")]
+
+
+def test_a_throttled_request_is_sent_again_as_the_server_asks(pki: Pki, server: str) -> None:
+    """429 (as after a CRD changed: "storage is (re)initializing") is waited out, as client-go
+    does, and the request's answer is the one after it."""
+    admin = Kube(Credentials(server, str(pki.ca_cert), str(pki.cert), str(pki.key)))
+    _Recorder.throttled = 2
+    assert admin.get("/version") == {"kind": "Status", "status": {"allowed": True}}
+    assert [r["path"] for r in _Recorder.seen] == ["/version"] * 3
+
+
+def test_a_request_throttled_for_too_long_fails_with_the_servers_message(
+    pki: Pki, server: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kube, "THROTTLED_SECONDS", 1.0)
+    admin = Kube(Credentials(server, str(pki.ca_cert), str(pki.cert), str(pki.key)))
+    _Recorder.throttled = 100
+    with pytest.raises(KubeError) as refused:
+        admin.get("/version")
+    assert (refused.value.status, str(refused.value)) == (429, "429: storage is (re)initializing")
+    assert len(_Recorder.seen) == 3  # at once, then after 0.5 s twice
 
 
 def test_kuberays_certificate_names_its_service_account(pki: Pki) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from aksray.live.kube import Kube, KubeError
+from manifests.access.multikueue import namespace_binding
 from manifests.kueue import MULTIKUEUE_CONTROLLER, QUEUE_NAME_LABEL
 
 PROBE: Final = "aksray-order-probe"
@@ -70,11 +71,15 @@ def created_before_the_check(
     (`queue`, without its cohort) naming a check that does not exist yet, its LocalQueue, then
     `job` twice, as the program builds it (`marked`, with `spec.managedBy`) and without that
     field (`unmarked`: what the program built before), then the check (MultiKueueConfig
-    `config`). Every object is removed again; per shape, what became of it."""
-    namespace = job["metadata"]["namespace"]
+    `config`). They live in a namespace of their own (ORDER_PROBE): a team's namespace admits
+    only Ray objects of the team's own queue (manifests/access/admission.py); on each worker the
+    namespace and the manager's rights in it, as a served team's (its Workload copies go there).
+    Every object is removed again; per shape, what became of it."""
+    namespace = ORDER_PROBE
     objects = order_objects(queue, config, namespace)
     jobs = {shape: shaped_job(job, shape) for shape in ("marked", "unmarked")}
     created: list[str] = []
+    places = _probe_namespaces(manager, workers)
     try:
         for path, obj in (objects["ClusterQueue"], objects["LocalQueue"]):
             created.append(_create(manager, path, obj))
@@ -95,6 +100,26 @@ def created_before_the_check(
         for path in reversed(created):
             with contextlib.suppress(KubeError):
                 manager.delete(path)
+        for kube, path in reversed(places):
+            with contextlib.suppress(KubeError):
+                kube.delete(path)
+
+
+NAMESPACES: Final = "/api/v1/namespaces"
+
+
+def _probe_namespaces(manager: Kube, workers: Mapping[str, Kube]) -> list[tuple[Kube, str]]:
+    """ORDER_PROBE's namespace on the manager and on each worker, with the manager's
+    per-namespace rights on the workers; what to delete afterwards."""
+    made: list[tuple[Kube, str]] = []
+    space = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ORDER_PROBE}}
+    for kube in (manager, *workers.values()):
+        made.append((kube, _create(kube, NAMESPACES, space)))
+    binding = namespace_binding(ORDER_PROBE)
+    for kube in workers.values():
+        path = f"/apis/rbac.authorization.k8s.io/v1/namespaces/{ORDER_PROBE}/rolebindings"
+        made.append((kube, _create(kube, path, binding)))
+    return made
 
 
 ORDER_PROBE: Final = "aksray-order-probe"
@@ -150,6 +175,7 @@ def order_objects(
 def shaped_job(job: Mapping[str, Any], shape: str) -> dict[str, Any]:
     shaped = copy.deepcopy(dict(job))
     shaped["metadata"]["name"] = f"{ORDER_PROBE}-{shape}"
+    shaped["metadata"]["namespace"] = ORDER_PROBE
     shaped["metadata"]["labels"][QUEUE_NAME_LABEL] = ORDER_PROBE
     if shape == "unmarked":
         shaped["spec"].pop("managedBy", None)

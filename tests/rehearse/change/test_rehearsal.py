@@ -29,13 +29,13 @@ SEQUENCE = sorted(
 UPGRADE = DAY2 / "upgrade.yaml"
 # What `aksray plan --since` predicts each change does on the rig, and the preview must list.
 PREDICTED = {
-    1: "5 create, 1 update",  # a team added: its namespace, account, queues; its department's
+    1: "6 create, 1 update",  # a team added: its namespace, account, queues, members' binding;
     2: "2 create, 4 update",  # a team moved: a new cohort and KAI parent; its queues updated
     3: "nothing",  # a pool's maxCount: Azure's alone (the rig adds the node)
     4: "2 update",  # a pool's VM size: Azure replaces the pool; the queues' CPU and memory follow
     5: "1 replace",  # the endpoint's replicas: the RayService replaced
     6: "1 update",  # a quota cut: the ClusterQueue updated
-    7: "10 delete",  # a team removed, its job with it
+    7: "11 delete",  # a team removed, its job and its members' binding with it
     8: "nothing",  # the chart source: the releases alone (none on the rig)
     9: "9 create, 2 update",  # monitoring: scrape objects, a metrics role binding
     10: "1 replace",  # the endpoint's adapter: the RayService replaced

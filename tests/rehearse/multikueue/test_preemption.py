@@ -87,3 +87,6 @@ def test_the_order_probe_jobs_differ_only_in_spec_managed_by() -> None:
     assert "managedBy" not in unmarked["spec"]
     assert {**unmarked["spec"], "managedBy": marked["spec"]["managedBy"]} == marked["spec"]
     assert marked["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "aksray-order-probe"
+    # a namespace of its own: a team namespace admits only Ray objects of the team's queue
+    places = {marked["metadata"]["namespace"], unmarked["metadata"]["namespace"]}
+    assert places == {"aksray-order-probe"}
