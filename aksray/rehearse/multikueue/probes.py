@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from aksray.live.kube import Kube, KubeError
 from manifests.access.multikueue import namespace_binding
-from manifests.kueue import MULTIKUEUE_CONTROLLER, QUEUE_NAME_LABEL
+from manifests.kueue import MULTIKUEUE_CONTROLLER, NAMESPACE_NAME_LABEL, QUEUE_NAME_LABEL
 
 PROBE: Final = "aksray-order-probe"
 SECRETS: Final = "/api/v1/namespaces/default/secrets"
@@ -132,6 +132,8 @@ def order_objects(
 ) -> dict[str, tuple[str, dict[str, Any]]]:
     spec = {k: v for k, v in copy.deepcopy(dict(queue["spec"])).items() if k != "cohortName"}
     spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": ORDER_PROBE}]}
+    # The team's queue admits its own namespace only; this one, the probe's.
+    spec["namespaceSelector"] = {"matchLabels": {NAMESPACE_NAME_LABEL: namespace}}
     for group in spec.get("resourceGroups") or []:
         for flavor in group.get("flavors") or []:
             for resource in flavor.get("resources") or []:

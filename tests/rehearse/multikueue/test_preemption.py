@@ -63,10 +63,14 @@ def test_the_order_probe_copies_the_team_queue_without_its_cohort_or_limits() ->
             ],
         },
     }
-    objects = order_objects(queue, "multikueue-team-a", "team-a")
+    objects = order_objects(queue, "multikueue-team-a", "aksray-order-probe")
     path, cq = objects["ClusterQueue"]
     assert path == "/apis/kueue.x-k8s.io/v1beta2/clusterqueues"
     assert "cohortName" not in cq["spec"]
+    # the probe's own namespace, not the team's
+    assert cq["spec"]["namespaceSelector"] == {
+        "matchLabels": {"kubernetes.io/metadata.name": "aksray-order-probe"}
+    }
     assert cq["spec"]["admissionChecksStrategy"] == {
         "admissionChecks": [{"name": "aksray-order-probe"}]
     }
@@ -76,7 +80,7 @@ def test_the_order_probe_copies_the_team_queue_without_its_cohort_or_limits() ->
     assert queue["spec"]["cohortName"] == "research"  # the team's own untouched
     check = objects["AdmissionCheck"][1]
     assert check["spec"]["parameters"]["name"] == "multikueue-team-a"
-    assert objects["LocalQueue"][1]["metadata"]["namespace"] == "team-a"
+    assert objects["LocalQueue"][1]["metadata"]["namespace"] == "aksray-order-probe"
 
 
 def test_the_order_probe_jobs_differ_only_in_spec_managed_by() -> None:
