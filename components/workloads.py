@@ -252,8 +252,8 @@ class RayWorkloads(pulumi.ComponentResource):
                 ignore_changes=[RAY_SERVICE_SUSPEND],
                 # A Serve config change is applied in place. A change to the Ray cluster
                 # (image, resources, workers, labels) replaces the RayService, deleting it
-                # first: KubeRay 1.7 would otherwise bring up a second cluster beside the
-                # first, which Kueue neither admits nor counts.
+                # first: KubeRay's zero-downtime upgrade would otherwise bring up a second
+                # cluster beside the first, which Kueue neither admits nor counts.
                 replace_on_changes=[RAY_SERVICE_CLUSTER, "metadata.labels"],
                 delete_before_replace=True,
             ),

@@ -1,12 +1,6 @@
 """Benchmark `aksray plan` on generated stacks of 1, 10, 100 and 1000 teams.
 
-Each generated stack is a realistic organisation: 10 teams per department, every team with its
-own quota on two GPU pools (A100 and H100) and the CPU pool, sized so the team quotas add up to
-exactly what the pools hold at their maximum size (no overcommit: the plan is clean). The four
-workloads are enabled once per stack (the config contract has one instance per workload name),
-on the first teams; every team also gets its namespace, queues, identity, federated credential,
-Blob role assignment and a group of members (its RoleBinding and kubeconfig role), so the stack
-grows with the number of teams.
+The generated stacks are scripts/bench_stack.py's.
 
 Every measurement is the whole process, as a user runs it: `aksray plan --config FILE` in a
 fresh Python process, output discarded. Wall time by the clock around the child, peak memory
@@ -23,14 +17,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,87 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from aksray.offline.runner import run_program, stack_file  # noqa: E402 - after the path is set
-from scheduling.nodes import node_allocatable  # noqa: E402
 from scheduling.workers import pool_packing  # noqa: E402
 
-P = "aks-ray-platform:"
-TEAMS_PER_DEPARTMENT = 10
-WORKLOADS = ("aurora-finetune", "qwen-lora", "vllm-batch", "llm-serve")
-
-# Per team: 4 A100 (one Standard_NC96ads_A100_v4 node), 8 H100 (one Standard_ND96isr_H100_v5
-# node), 8 CPU / 32 GiB for Ray heads (room for all four workloads' heads).
-A100_PER_TEAM = 4
-H100_PER_TEAM = 8
-HEAD_CPU_PER_TEAM = 8
-HEAD_MEMORY_GIB_PER_TEAM = 32
-CPU_VM_SIZE = "Standard_D32ds_v6"
-
-
-def members_group(team: str) -> str:
-    """A team's members: an Entra ID group object id, the same for the same team name."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"https://example.com/groups/{team}-members"))
-
-
-def generate_stack(teams: int) -> dict[str, Any]:
-    """A stack document with `teams` teams, 10 per department, and the four workloads."""
-    departments: list[dict[str, Any]] = []
-    for index in range(teams):
-        if index % TEAMS_PER_DEPARTMENT == 0:
-            departments.append({"name": f"dept-{index // TEAMS_PER_DEPARTMENT:03d}", "teams": []})
-        departments[-1]["teams"].append(
-            {
-                "name": f"team-{index:04d}",
-                "quota": {
-                    "a100": {"gpu": A100_PER_TEAM},
-                    "h100": {"gpu": H100_PER_TEAM},
-                    "cpu": {"cpu": HEAD_CPU_PER_TEAM, "memory": f"{HEAD_MEMORY_GIB_PER_TEAM}Gi"},
-                },
-                "borrowingLimit": {"a100": {"gpu": A100_PER_TEAM}},
-                "members": [members_group(f"team-{index:04d}")],
-            }
-        )
-    # Enough CPU nodes for every team's head quota, by node allocatable (cpu and memory).
-    node = node_allocatable(CPU_VM_SIZE)
-    cpu_nodes = max(
-        2,
-        math.ceil(teams * HEAD_CPU_PER_TEAM * 1000 / node["cpu"]),
-        math.ceil(teams * HEAD_MEMORY_GIB_PER_TEAM * 1024**3 / node["memory"]),
-    )
-    workloads = {
-        name: {"enabled": True, "team": f"team-{index % teams:04d}"}
-        for index, name in enumerate(WORKLOADS)
-    }
-    workloads["qwen-lora"]["workers"] = 4
-    # The endpoint downloads its model: no model-stage run to plan (and warn about) here.
-    workloads["llm-serve"]["modelSource"] = "huggingface"
-    # The endpoint's team never borrows: a reclaimed RayService would keep its GPUs.
-    serving = workloads["llm-serve"]["team"]
-    for department in departments:
-        for team in department["teams"]:
-            if team["name"] == serving:
-                team["borrowingLimit"] = {
-                    "cpu": {"cpu": 0, "memory": 0},
-                    "a100": {"gpu": 0},
-                    "h100": {"gpu": 0},
-                }
-    return {
-        "config": {
-            P + "location": "eastus2",
-            P + "cluster": {
-                "mode": "aks",
-                "kubernetesVersion": "1.35",
-                "systemPool": {"vmSize": "Standard_D4ds_v6", "count": 3},
-                "cpuPool": {"vmSize": CPU_VM_SIZE, "minCount": 2, "maxCount": cpu_nodes},
-                "gpuPools": [
-                    {"name": "a100", "vmSize": "Standard_NC96ads_A100_v4", "maxCount": teams},
-                    {"name": "h100", "vmSize": "Standard_ND96isr_H100_v5", "maxCount": teams},
-                ],
-            },
-            P + "storage": {"enabled": True},
-            P + "scheduling": {"departments": departments},
-            P + "workloads": workloads,
-        }
-    }
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_stack import generate_stack  # noqa: E402 - the generated stacks, beside this file
 
 
 def _child_env() -> dict[str, str]:
@@ -332,6 +247,41 @@ def packing_lines(stacks: list[str]) -> list[str]:
     return lines
 
 
+def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The rows `main` prints: each stack named, the preview pair, each generated size."""
+    rows: list[dict[str, Any]] = []
+    stacks = list(dict.fromkeys([*args.stack, *(["local"] if args.preview else [])]))
+    with tempfile.TemporaryDirectory(prefix="aksray-bench-") as tmp:
+        for stack in stacks:
+            path = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
+            rows.append(bench(stack, plan_command(path), args.runs, warm_up=not rows))
+            print(_row(rows[-1]), file=sys.stderr)
+            if args.since and stack in args.stack:
+                label = f"{stack}{SINCE_SUFFIX}{stack}"
+                rows.append(bench(label, plan_command(path, since=path), args.runs))
+                print(_row(rows[-1]), file=sys.stderr)
+        if args.preview:
+            row = preview_row(args.runs)
+            if row is None:
+                print("bench: engine toolchain not built: no pulumi preview pair", file=sys.stderr)
+            else:
+                rows.append(row)
+                print(_row(row), file=sys.stderr)
+        for teams in args.teams:
+            path = Path(tmp) / f"Pulumi.bench{teams}.yaml"
+            path.write_text(yaml.safe_dump(generate_stack(teams), sort_keys=False))
+            runs = _runs_for(teams, args.runs)
+            rows.append(bench(f"{teams} teams", plan_command(path), runs, warm_up=not rows))
+            print(_row(rows[-1]), file=sys.stderr)
+            if args.since and teams in (10, 100):
+                old = Path(tmp) / f"Pulumi.bench{teams - 1}.yaml"
+                old.write_text(yaml.safe_dump(generate_stack(teams - 1), sort_keys=False))
+                label = f"{teams} teams{SINCE_SUFFIX}{teams - 1} teams"
+                rows.append(bench(label, plan_command(path, since=old), runs))
+                print(_row(rows[-1]), file=sys.stderr)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--teams", type=int, nargs="*", default=[1, 10, 100, 1000])
@@ -366,36 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(packing), file=sys.stderr)
     if args.packing_only:
         return 0
-    rows: list[dict[str, Any]] = []
-    stacks = list(dict.fromkeys([*args.stack, *(["local"] if args.preview else [])]))
-    with tempfile.TemporaryDirectory(prefix="aksray-bench-") as tmp:
-        for stack in stacks:
-            path = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
-            rows.append(bench(stack, plan_command(path), args.runs, warm_up=not rows))
-            print(_row(rows[-1]), file=sys.stderr)
-            if args.since and stack in args.stack:
-                label = f"{stack}{SINCE_SUFFIX}{stack}"
-                rows.append(bench(label, plan_command(path, since=path), args.runs))
-                print(_row(rows[-1]), file=sys.stderr)
-        if args.preview:
-            row = preview_row(args.runs)
-            if row is None:
-                print("bench: engine toolchain not built: no pulumi preview pair", file=sys.stderr)
-            else:
-                rows.append(row)
-                print(_row(row), file=sys.stderr)
-        for teams in args.teams:
-            path = Path(tmp) / f"Pulumi.bench{teams}.yaml"
-            path.write_text(yaml.safe_dump(generate_stack(teams), sort_keys=False))
-            runs = _runs_for(teams, args.runs)
-            rows.append(bench(f"{teams} teams", plan_command(path), runs, warm_up=not rows))
-            print(_row(rows[-1]), file=sys.stderr)
-            if args.since and teams in (10, 100):
-                old = Path(tmp) / f"Pulumi.bench{teams - 1}.yaml"
-                old.write_text(yaml.safe_dump(generate_stack(teams - 1), sort_keys=False))
-                label = f"{teams} teams{SINCE_SUFFIX}{teams - 1} teams"
-                rows.append(bench(label, plan_command(path, since=old), runs))
-                print(_row(rows[-1]), file=sys.stderr)
+    rows = measure(args)
     if args.json:
         print(json.dumps(rows, indent=2))
     else:

@@ -97,7 +97,7 @@ def may_write_any(node: Node, container: str, path: str) -> bool:
 
 
 def _generated(tmp_path: Path) -> RunResult:
-    return run(tmp_path, load_script("bench_plan").generate_stack(12))
+    return run(tmp_path, load_script("bench_stack").generate_stack(12))
 
 
 @pytest.fixture(params=["dev", "prod", f"prod{RUNNING}", "twelve teams"])

@@ -186,7 +186,7 @@ def test_ray_job_lifecycle_fields(stack: str, workload: str) -> None:
     if spec.kind != "RayJob":
         # A long-running endpoint keeps its name: its Serve config is updated in place, but a
         # change to its Ray cluster or its queue labels replaces it, deleting it first, so
-        # Kueue admits the new cluster (KubeRay 1.7 would start a second, unadmitted one).
+        # Kueue admits the new cluster (KubeRay's upgrade would start a second, unadmitted one).
         assert resource.inputs["metadata"]["name"] == workload
         assert resource.replace_on_changes == ("spec.rayClusterConfig", "metadata.labels")
         assert resource.delete_before_replace is True

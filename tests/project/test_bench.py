@@ -75,7 +75,7 @@ def test_the_resources_per_team_the_development_guide_states(tmp_path: Path) -> 
     counts = []
     for teams in (10, 20):
         path = tmp_path / f"Pulumi.bench{teams}.yaml"
-        path.write_text(yaml.safe_dump(_bench().generate_stack(teams)))
+        path.write_text(yaml.safe_dump(load_script("bench_stack").generate_stack(teams)))
         result = run_program(path, stack=f"bench{teams}")
         assert result.ok, result.problems
         counts.append(len(result.resources))

@@ -3,7 +3,7 @@
 Kueue v0.19.2 (config v1beta2) always runs `waitForPodsReady`; left out of the configuration it
 times out after 30 minutes, with a 30-minute recovery timeout and endless requeues. The
 platform writes its own: a timeout a cold GPU node fits in, no recovery timeout (with KubeRay
-1.7 only a RayService can lose readiness once it had it, and an evicted endpoint keeps its GPUs),
+1.6.2 only a RayService can lose readiness once it had it, and an evicted endpoint is down whole),
 and a requeue limit after which Kueue deactivates the job for good. The rehearsal rig runs the
 same settings with its times scaled down.
 """

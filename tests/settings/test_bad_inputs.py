@@ -186,7 +186,7 @@ def test_a_200000_character_key_or_value_is_echoed_in_a_bounded_line(
 
 
 def _many_teams(tmp_path: Path, teams: int, edit: Any) -> Path:
-    document = load_script("bench_plan").generate_stack(teams)
+    document = load_script("bench_stack").generate_stack(teams)
     edit(document["config"])
     stack = tmp_path / f"Pulumi.teams{teams}.yaml"
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -62,7 +62,7 @@ def test_groups_count_once_each_however_many_teams_name_them(tmp_path: Path) -> 
 
 
 def _bench_raw(teams: int) -> dict[str, Any]:
-    config = load_script("bench_plan").generate_stack(teams)["config"]
+    config = load_script("bench_stack").generate_stack(teams)["config"]
     return {key.removeprefix(P): value for key, value in config.items()}
 
 

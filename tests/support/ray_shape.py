@@ -32,7 +32,7 @@ class RayNode:
 
 
 def _ray_node(group: Mapping[str, Any]) -> RayNode:
-    """KubeRay 1.7's `ray start` resources: `num-cpus` from rayStartParams, else the CPU
+    """KubeRay's `ray start` resources: `num-cpus` from rayStartParams, else the CPU
     limit, else the CPU request (rounded up to whole CPUs); `num-gpus` from the GPU limit."""
     params = group.get("rayStartParams", {})
     resources = group["template"]["spec"]["containers"][0]["resources"]

@@ -176,7 +176,7 @@ def test_team_and_pool_paths_are_the_ones_settings_reports() -> None:
 
 
 def _bench() -> Any:
-    return load_script("bench_plan")
+    return load_script("bench_stack")
 
 
 def test_generated_stacks_plan_without_errors_and_grow_linearly(tmp_path: Path) -> None:

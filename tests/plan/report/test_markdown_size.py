@@ -2,7 +2,7 @@
 pull-request comment, every Mermaid block is one Mermaid draws, nothing is lost without a word,
 and `--full-plan FILE` holds the whole plan.
 
-The stacks are the benchmark's (scripts/bench_plan.py): 10 teams a department, each team with
+The stacks are the benchmark's (scripts/bench_stack.py): 10 teams a department, each team with
 quota on two GPU pools and the CPU pool, the four workloads on the first teams. Every team but
 those four holds quota nothing in the stack uses: one warning each.
 """
@@ -43,7 +43,7 @@ def _plan(teams: int, tmp_path_factory: pytest.TempPathFactory) -> Planned:
     if teams in _PLANNED:
         return _PLANNED[teams]
     folder = tmp_path_factory.mktemp(f"teams-{teams}")
-    document = load_script("bench_plan").generate_stack(teams)
+    document = load_script("bench_stack").generate_stack(teams)
     stack = write_stack(folder, document, f"Pulumi.teams-{teams}.yaml")
     full = folder / "out" / "plan-full.md"  # its folder is created
     run = cli(
