@@ -337,7 +337,11 @@ def _too_long(paths: list[Path], limit: int) -> list[str]:
 
 
 def test_no_program_module_is_over_400_lines() -> None:
-    assert _too_long(MODULES, MAX_PRODUCT_LINES) == []
+    # The scripts and the policy pack are code of the project too (bench_plan.py once had 417).
+    tools = sorted(
+        p for folder in ("scripts", "policy") for p in (PROJECT_ROOT / folder).rglob("*.py")
+    )
+    assert _too_long([*MODULES, *tools], MAX_PRODUCT_LINES) == []
 
 
 def test_no_test_module_is_over_600_lines() -> None:
