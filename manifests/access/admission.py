@@ -94,50 +94,8 @@ def kuberay_user(service_account: str | None = None) -> str:
 
 def pod_specs_policy(kuberay: str = KUBERAY_USER) -> dict[str, Any]:
     """No GPU outside the queue through a Pod or any built-in kind that makes pods."""
-    rule = {"apiVersions": ["v1"]}
-    both = ["CREATE", "UPDATE"]
-    rules = [
-        # Pods at CREATE only: Kueue and KAI update KubeRay's pods (gates, labels) afterwards.
-        {**rule, "apiGroups": [""], "operations": ["CREATE"], "resources": ["pods"]},
-        {
-            **rule,
-            "apiGroups": [""],
-            "operations": ["UPDATE"],
-            "resources": ["pods/ephemeralcontainers"],
-        },
-        {
-            **rule,
-            "apiGroups": [""],
-            "operations": both,
-            "resources": ["podtemplates", "replicationcontrollers"],
-        },
-        {
-            **rule,
-            "apiGroups": ["apps"],
-            "operations": both,
-            "resources": ["deployments", "replicasets", "statefulsets", "daemonsets"],
-        },
-        {**rule, "apiGroups": ["batch"], "operations": both, "resources": ["jobs", "cronjobs"]},
-    ]
-    variables = [
-        {
-            "name": "templates",
-            "expression": (
-                "object.kind == 'Pod' ? [object]"
-                " : object.kind == 'PodTemplate' ? [object.template]"
-                " : object.kind == 'CronJob' ? [object.spec.jobTemplate.spec.template]"
-                " : has(object.spec.template) ? [object.spec.template] : []"
-            ),
-        },
-        {"name": "kuberay", "expression": f"request.userInfo.username == '{kuberay}'"},
-        # Debug containers added to a running pod: only their environment matters.
-        {
-            "name": "ephemeral",
-            "expression": (
-                "has(request.subResource) && request.subResource == 'ephemeralcontainers'"
-            ),
-        },
-    ]
+    rules = _pod_spec_rules()
+    variables = _pod_spec_variables(kuberay)
     gpu = {
         "expression": (
             "variables.ephemeral || (object.kind == 'Pod' && variables.kuberay) || "
@@ -165,6 +123,58 @@ def pod_specs_policy(kuberay: str = KUBERAY_USER) -> dict[str, Any]:
             ],
         },
     )
+
+
+def _pod_spec_rules() -> list[dict[str, Any]]:
+    """Every built-in kind that carries a pod template, and Pods themselves."""
+    rule = {"apiVersions": ["v1"]}
+    both = ["CREATE", "UPDATE"]
+    return [
+        # Pods at CREATE only: Kueue and KAI update KubeRay's pods (gates, labels) afterwards.
+        {**rule, "apiGroups": [""], "operations": ["CREATE"], "resources": ["pods"]},
+        {
+            **rule,
+            "apiGroups": [""],
+            "operations": ["UPDATE"],
+            "resources": ["pods/ephemeralcontainers"],
+        },
+        {
+            **rule,
+            "apiGroups": [""],
+            "operations": both,
+            "resources": ["podtemplates", "replicationcontrollers"],
+        },
+        {
+            **rule,
+            "apiGroups": ["apps"],
+            "operations": both,
+            "resources": ["deployments", "replicasets", "statefulsets", "daemonsets"],
+        },
+        {**rule, "apiGroups": ["batch"], "operations": both, "resources": ["jobs", "cronjobs"]},
+    ]
+
+
+def _pod_spec_variables(kuberay: str) -> list[dict[str, Any]]:
+    """The pod templates of the object under review, and who is asking."""
+    return [
+        {
+            "name": "templates",
+            "expression": (
+                "object.kind == 'Pod' ? [object]"
+                " : object.kind == 'PodTemplate' ? [object.template]"
+                " : object.kind == 'CronJob' ? [object.spec.jobTemplate.spec.template]"
+                " : has(object.spec.template) ? [object.spec.template] : []"
+            ),
+        },
+        {"name": "kuberay", "expression": f"request.userInfo.username == '{kuberay}'"},
+        # Debug containers added to a running pod: only their environment matters.
+        {
+            "name": "ephemeral",
+            "expression": (
+                "has(request.subResource) && request.subResource == 'ephemeralcontainers'"
+            ),
+        },
+    ]
 
 
 def _label_unchanged(key: str) -> str:
