@@ -236,9 +236,13 @@ class Kube:
     def merge_patch(self, path: str, patch: dict[str, Any]) -> Any:
         return self.request("PATCH", path, patch, "application/merge-patch+json")
 
-    def delete(self, path: str) -> Any:
+    def delete(self, path: str, now: bool = False) -> Any:
+        """Delete, in the background; `now`: with no grace period (a pod goes at once)."""
+        options: dict[str, Any] = {"propagationPolicy": "Background"}
+        if now:
+            options["gracePeriodSeconds"] = 0
         try:
-            return self.request("DELETE", path, {"propagationPolicy": "Background"})
+            return self.request("DELETE", path, options)
         except KubeError as error:
             if error.status == 404:
                 return None

@@ -53,6 +53,9 @@ class _Recorder(http.server.BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._answer()
 
+    def do_DELETE(self) -> None:
+        self._answer()
+
     def log_message(self, *_args: Any) -> None:
         pass
 
@@ -95,6 +98,17 @@ def test_a_request_as_another_user_names_the_user_and_each_group(pki: Pki, serve
         ("Impersonate-Group", "everyone"),
     ]
     assert not [k for k, _ in second["headers"] if k.startswith("Impersonate-")]
+
+
+def test_a_delete_now_asks_for_no_grace_period(pki: Pki, server: str) -> None:
+    """`now=True`: the object goes at once, not after its pod's graceful termination."""
+    admin = Kube(Credentials(server, str(pki.ca_cert), str(pki.cert), str(pki.key)))
+    admin.delete("/api/v1/namespaces/kube-system/pods/a")
+    admin.delete("/api/v1/namespaces/kube-system/pods/b", now=True)
+    assert [(r["method"], r["body"]) for r in _Recorder.seen] == [
+        ("DELETE", {"propagationPolicy": "Background"}),
+        ("DELETE", {"propagationPolicy": "Background", "gracePeriodSeconds": 0}),
+    ]
 
 
 def test_a_throttled_request_is_sent_again_as_the_server_asks(pki: Pki, server: str) -> None:

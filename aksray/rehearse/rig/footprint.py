@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
-from aksray.live.kube import Kube
+from aksray.live.kube import Kube, KubeError
 from aksray.rehearse.rig.nodes import (
     DAEMON_SET_NAMESPACE,
     NODE_LABEL,
@@ -20,6 +20,10 @@ from aksray.rehearse.rig.nodes import (
 
 if TYPE_CHECKING:
     from settings.model import Settings
+
+PODS: Final = f"/api/v1/namespaces/{DAEMON_SET_NAMESPACE}/pods"
+# How long a stand-in left terminating by someone else is waited out before its successor.
+STAND_IN_GONE_SECONDS: Final = 60.0
 
 
 @dataclass
@@ -38,7 +42,7 @@ class Nodes:
             if index < count and not exists:
                 self.kube.create("/api/v1/nodes", node_object(pool, index, self.rehearsal))
                 for pod in daemon_set_pods(pool, index, self.rehearsal):
-                    self.kube.create(f"/api/v1/namespaces/{DAEMON_SET_NAMESPACE}/pods", pod)
+                    self._create_stand_in(pod)
             elif index >= count and exists:
                 self._remove_daemon_sets(f"{NODE_LABEL}={node_name(pool.pool, index)}")
                 self.kube.delete(path)
@@ -52,12 +56,28 @@ class Nodes:
         for node in self.kube.items("/api/v1/nodes", f"{REHEARSAL_LABEL}={self.rehearsal}"):
             self.kube.delete(f"/api/v1/nodes/{node['metadata']['name']}")
 
+    def _create_stand_in(self, pod: dict[str, Any]) -> None:
+        """A stand-in of the node's name before it (deleted by another, still terminating) is
+        waited out, for at most STAND_IN_GONE_SECONDS."""
+        deadline = time.monotonic() + STAND_IN_GONE_SECONDS
+        while True:
+            try:
+                self.kube.create(PODS, pod)
+                return
+            except KubeError as error:
+                if error.status != 409 or time.monotonic() > deadline:
+                    raise
+            if self.kube.get_or_none(f"{PODS}/{pod['metadata']['name']}") is not None:
+                time.sleep(1)
+
     def _remove_daemon_sets(self, selector: str = "") -> None:
-        """The daemon-set stand-ins of this rehearsal (of one node with `selector`), at once."""
-        pods = f"/api/v1/namespaces/{DAEMON_SET_NAMESPACE}/pods"
+        """The daemon-set stand-ins of this rehearsal (of one node with `selector`), at once:
+        with no grace period, since a pod left terminating on a deleted kwok node stays until
+        the pod garbage collector's orphan quarantine (40 s) ends, and a node added back by the
+        same name before that could not get its stand-ins."""
         wanted = ",".join(filter(None, (f"{REHEARSAL_LABEL}={self.rehearsal}", selector)))
-        for pod in self.kube.items(pods, wanted):
-            self.kube.delete(f"{pods}/{pod['metadata']['name']}")
+        for pod in self.kube.items(PODS, wanted):
+            self.kube.delete(f"{PODS}/{pod['metadata']['name']}", now=True)
 
 
 def leftovers(kube: Kube, namespaces: tuple[str, ...], timeout: float = 90) -> list[str]:
