@@ -85,33 +85,35 @@ def test_a_node_removed_and_added_again_gets_its_stand_ins_again(settings: Any) 
     assert _stand_ins(cluster, node) == before
 
 
-def test_a_stand_in_still_terminating_is_waited_out(
-    settings: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _node_gone_with_stand_ins_left(
+    settings: Any, monkeypatch: pytest.MonkeyPatch, linger: int
+) -> tuple[_Cluster, Nodes, list[str]]:
+    """a100's first node deleted, its stand-ins left terminating by a graceful delete (someone
+    else's: the rig's own deletes are immediate)."""
     monkeypatch.setattr("aksray.rehearse.rig.footprint.time.sleep", lambda _s: None)
-    cluster = _Cluster(linger=3)
+    cluster = _Cluster(linger=linger)
     nodes = Nodes(cluster, settings, "r1")  # type: ignore[arg-type]
     nodes.set("a100", 1)
     node = node_name("a100", 0)
     stand_ins = _stand_ins(cluster, node)
-    for name in stand_ins:  # left terminating by someone else's graceful delete
+    for name in stand_ins:
         cluster.delete(f"{PODS}/{name}")
     cluster.delete(f"/api/v1/nodes/{node}")
+    return cluster, nodes, stand_ins
+
+
+def test_a_stand_in_still_terminating_is_waited_out(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cluster, nodes, stand_ins = _node_gone_with_stand_ins_left(settings, monkeypatch, linger=3)
     nodes.set("a100", 1)
-    assert _stand_ins(cluster, node) == stand_ins
+    assert _stand_ins(cluster, node_name("a100", 0)) == stand_ins
 
 
 def test_a_stand_in_that_never_goes_fails_with_the_servers_message(
     settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("aksray.rehearse.rig.footprint.time.sleep", lambda _s: None)
     monkeypatch.setattr(footprint, "STAND_IN_GONE_SECONDS", 0.0)
-    cluster = _Cluster(linger=10**9)
-    nodes = Nodes(cluster, settings, "r1")  # type: ignore[arg-type]
-    nodes.set("a100", 1)
-    node = node_name("a100", 0)
-    for name in _stand_ins(cluster, node):
-        cluster.delete(f"{PODS}/{name}")
-    cluster.delete(f"/api/v1/nodes/{node}")
+    _cluster, nodes, _ = _node_gone_with_stand_ins_left(settings, monkeypatch, linger=10**9)
     with pytest.raises(KubeError, match="already exists"):
         nodes.set("a100", 1)
