@@ -251,35 +251,35 @@ def packing_lines(stacks: list[str]) -> list[str]:
 def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
     """The rows `main` prints: each stack named, the preview pair, each generated size."""
     rows: list[dict[str, Any]] = []
+
+    def add(row: dict[str, Any]) -> None:
+        rows.append(row)
+        print(_row(row), file=sys.stderr)
+
     stacks = list(dict.fromkeys([*args.stack, *(["local"] if args.preview else [])]))
     with tempfile.TemporaryDirectory(prefix="aksray-bench-") as tmp:
         for stack in stacks:
             path = ROOT / "stacks" / f"Pulumi.{stack}.yaml"
-            rows.append(bench(stack, plan_command(path), args.runs, warm_up=not rows))
-            print(_row(rows[-1]), file=sys.stderr)
+            add(bench(stack, plan_command(path), args.runs, warm_up=not rows))
             if args.since and stack in args.stack:
                 label = f"{stack}{SINCE_SUFFIX}{stack}"
-                rows.append(bench(label, plan_command(path, since=path), args.runs))
-                print(_row(rows[-1]), file=sys.stderr)
+                add(bench(label, plan_command(path, since=path), args.runs))
         if args.preview:
             row = preview_row(args.runs)
             if row is None:
                 print("bench: engine toolchain not built: no pulumi preview pair", file=sys.stderr)
             else:
-                rows.append(row)
-                print(_row(row), file=sys.stderr)
+                add(row)
         for teams in args.teams:
             path = Path(tmp) / f"Pulumi.bench{teams}.yaml"
             path.write_text(yaml.safe_dump(generate_stack(teams), sort_keys=False))
             runs = _runs_for(teams, args.runs)
-            rows.append(bench(f"{teams} teams", plan_command(path), runs, warm_up=not rows))
-            print(_row(rows[-1]), file=sys.stderr)
+            add(bench(f"{teams} teams", plan_command(path), runs, warm_up=not rows))
             if args.since and teams in (10, 100):
                 old = Path(tmp) / f"Pulumi.bench{teams - 1}.yaml"
                 old.write_text(yaml.safe_dump(generate_stack(teams - 1), sort_keys=False))
                 label = f"{teams} teams{SINCE_SUFFIX}{teams - 1} teams"
-                rows.append(bench(label, plan_command(path, since=old), runs))
-                print(_row(rows[-1]), file=sys.stderr)
+                add(bench(label, plan_command(path, since=old), runs))
     return rows
 
 

@@ -16,10 +16,8 @@ import pytest
 from aksray.live.kube import KubeError
 from aksray.offline.runner import run_program, stack_file
 from aksray.rehearse.rig import footprint
-from aksray.rehearse.rig.footprint import Nodes
-from aksray.rehearse.rig.nodes import DAEMON_SET_NAMESPACE, NODE_LABEL, node_name
-
-PODS = f"/api/v1/namespaces/{DAEMON_SET_NAMESPACE}/pods"
+from aksray.rehearse.rig.footprint import PODS, Nodes
+from aksray.rehearse.rig.nodes import NODE_LABEL, node_name
 
 
 class _Cluster:
